@@ -1,0 +1,308 @@
+/**
+ * Reads registry/sources: lists and hashes the files, parses YAML and validates each file against
+ * its TypeBox schema with ajv. A record that fails its schema is dropped (its error is reported
+ * with file and JSON path) and its id is remembered, so later integrity checks do not report a
+ * second, misleading "does not exist" for references to it.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import YAML from 'yaml';
+import {
+  ArtifactTypesFile,
+  ControlProseFile,
+  CrosswalkFile,
+  FindingTemplatesFile,
+  FrameworkCatalogFile,
+  RegistryMetaFile,
+  SignalsFile,
+  ToolMappingsFile,
+  ToolsFile,
+  type ArtifactTypeSource,
+  type FindingTemplateSource,
+  type ToolSource,
+} from '../../src/schemas/registry-source.js';
+import type { Issues } from './issues.js';
+
+// ajv-formats ships CommonJS with a default export property.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+export interface SourceFile {
+  /** Path relative to the sources dir, with forward slashes. */
+  rel: string;
+  bytes: Buffer;
+}
+
+/** A record with where it came from, for error messages. */
+export interface Located<T> {
+  file: string;
+  path: string;
+  value: T;
+}
+
+/** One parsed file whose top level passed its schema, with the records that passed theirs. */
+export interface ParsedFile<F, R> {
+  file: string;
+  doc: F;
+  /** Records of the file's list that passed the schema, with their JSON paths. */
+  records: Located<R>[];
+}
+
+type RecordOf<F, K extends keyof F> = F[K] extends ReadonlyArray<infer R> ? R : never;
+
+export interface ParsedSources {
+  meta?: RegistryMetaFile;
+  frameworks: ParsedFile<FrameworkCatalogFile, RecordOf<FrameworkCatalogFile, 'controls'>>[];
+  controlProse: ParsedFile<ControlProseFile, RecordOf<ControlProseFile, 'controls'>>[];
+  signalFiles: ParsedFile<SignalsFile, RecordOf<SignalsFile, 'signals'>>[];
+  crosswalks: ParsedFile<CrosswalkFile, RecordOf<CrosswalkFile, 'rows'>>[];
+  artifactTypes: Located<ArtifactTypeSource>[];
+  templates: Located<FindingTemplateSource>[];
+  tools: Located<ToolSource>[];
+  toolMappingFiles: ParsedFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>[];
+  /** tool id → the tool's real rule ids, from rule-ids/<tool>.txt. */
+  ruleIds: Map<string, Set<string>>;
+  /** Ids of records that exist in the sources but failed their schema, per kind. */
+  invalidIds: {
+    signals: Set<string>;
+    templates: Set<string>;
+    artifactTypes: Set<string>;
+    tools: Set<string>;
+    frameworks: Set<string>;
+  };
+}
+
+/** Every file under the sources dir (dot files skipped), sorted by relative path. */
+export function listSourceFiles(sourcesDir: string): SourceFile[] {
+  const out: SourceFile[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      if (name.startsWith('.')) continue;
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out.push({ rel: relative(sourcesDir, full).split(sep).join('/'), bytes: readFileSync(full) });
+    }
+  };
+  walk(sourcesDir);
+  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+}
+
+/** sha256 over every file's path and bytes plus the compiler's own fingerprint: decides staleness. */
+export function hashSources(files: SourceFile[], compilerFingerprint: string): string {
+  const hash = createHash('sha256');
+  hash.update(`compiler\0${compilerFingerprint}\0`);
+  for (const file of files) {
+    hash.update(`${file.rel}\0${file.bytes.length}\0`);
+    hash.update(file.bytes);
+  }
+  return hash.digest('hex');
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
+addFormats(ajv);
+
+const validators = new Map<TSchema, ValidateFunction>();
+function validatorOf(schema: TSchema): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+function describe(error: ErrorObject): { path: string; message: string } {
+  const at = error.instancePath;
+  switch (error.keyword) {
+    case 'required':
+      return { path: `${at}/${(error.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
+    case 'additionalProperties': {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      return {
+        path: `${at}/${extra}`,
+        message: allowed.length ? `is not a known field (allowed: ${allowed.join(', ')})` : 'is not a known field',
+      };
+    }
+    case 'enum':
+      return { path: at, message: `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` };
+    case 'type':
+      return { path: at, message: `must be ${String((error.params as { type: unknown }).type).split(',').join(' or ')}` };
+    default:
+      return { path: at, message: error.message ?? 'is invalid' };
+  }
+}
+
+const LIST_INDEX = /^\/[^/]+\/(\d+)(?:\/|$)/;
+
+/**
+ * Validates one document. Returns the indexes of the list records that failed, or undefined when
+ * the file itself is unusable (an error outside the list records).
+ */
+function validateDocument(file: string, doc: unknown, schema: TSchema, listKey: string, issues: Issues): Set<number> | undefined {
+  const validate = validatorOf(schema);
+  if (validate(doc)) return new Set();
+  const badRecords = new Set<number>();
+  let fileBroken = false;
+  for (const error of validate.errors ?? []) {
+    const { path, message } = describe(error);
+    issues.error(file, path || '/', message);
+    const match = LIST_INDEX.exec(error.instancePath);
+    if (match && error.instancePath.startsWith(`/${listKey}/`)) badRecords.add(Number(match[1]));
+    else fileBroken = true;
+  }
+  return fileBroken ? undefined : badRecords;
+}
+
+function parseYaml(file: SourceFile, issues: Issues): unknown {
+  const doc = YAML.parseDocument(file.bytes.toString('utf8'));
+  if (doc.errors.length) {
+    for (const error of doc.errors) {
+      const pos = error.linePos?.[0];
+      issues.error(file.rel, '', `YAML error${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${error.message.split('\n')[0]}`);
+    }
+    return undefined;
+  }
+  const value = doc.toJS() as unknown;
+  if (value === null || value === undefined) {
+    issues.error(file.rel, '', 'file is empty');
+    return undefined;
+  }
+  return value;
+}
+
+function idOf(record: unknown): string | undefined {
+  const id = (record as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Parses and validates a file with a list of records under listKey; undefined when unusable. */
+function parseListFile<F, R>(
+  file: SourceFile,
+  schema: TSchema,
+  listKey: string,
+  issues: Issues,
+  invalid?: Set<string>,
+): ParsedFile<F, R> | undefined {
+  const doc = parseYaml(file, issues);
+  if (doc === undefined) return undefined;
+  const list = (doc as Record<string, unknown>)[listKey];
+  const records = Array.isArray(list) ? (list as unknown[]) : [];
+  const bad = validateDocument(file.rel, doc, schema, listKey, issues);
+  if (!bad) {
+    for (const record of records) {
+      const id = idOf(record);
+      if (id && invalid) invalid.add(id);
+    }
+    return undefined;
+  }
+  const located: Located<R>[] = [];
+  records.forEach((record, i) => {
+    if (bad.has(i)) {
+      const id = idOf(record);
+      if (id && invalid) invalid.add(id);
+    } else {
+      located.push({ file: file.rel, path: `/${listKey}/${i}`, value: record as R });
+    }
+  });
+  return { file: file.rel, doc: doc as F, records: located };
+}
+
+const stemOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
+
+export function parseSources(files: SourceFile[], issues: Issues): ParsedSources {
+  const parsed: ParsedSources = {
+    frameworks: [],
+    controlProse: [],
+    signalFiles: [],
+    crosswalks: [],
+    artifactTypes: [],
+    templates: [],
+    tools: [],
+    toolMappingFiles: [],
+    ruleIds: new Map(),
+    invalidIds: {
+      signals: new Set(),
+      templates: new Set(),
+      artifactTypes: new Set(),
+      tools: new Set(),
+      frameworks: new Set(),
+    },
+  };
+  const { invalidIds } = parsed;
+  let sawMeta = false;
+  for (const file of files) {
+    const dir = file.rel.includes('/') ? file.rel.slice(0, file.rel.indexOf('/')) : '';
+    const isYaml = file.rel.endsWith('.yaml');
+    if (dir === 'rule-ids' && file.rel.endsWith('.txt')) {
+      const ids = file.bytes
+        .toString('utf8')
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('#'));
+      parsed.ruleIds.set(stemOf(file.rel), new Set(ids));
+      continue;
+    }
+    if (!isYaml) {
+      issues.warn(file.rel, '', 'ignored: not a .yaml source file');
+      continue;
+    }
+    switch (dir) {
+      case '':
+        if (file.rel === 'registry.yaml') {
+          sawMeta = true;
+          const doc = parseYaml(file, issues);
+          if (doc !== undefined && validateDocument(file.rel, doc, RegistryMetaFile, '', issues)?.size === 0) {
+            parsed.meta = doc as RegistryMetaFile;
+          }
+        } else if (file.rel === 'artifact-types.yaml') {
+          const result = parseListFile<ArtifactTypesFile, ArtifactTypeSource>(file, ArtifactTypesFile, 'artifact_types', issues, invalidIds.artifactTypes);
+          if (result) parsed.artifactTypes.push(...result.records);
+        } else if (file.rel === 'tools.yaml') {
+          const result = parseListFile<ToolsFile, ToolSource>(file, ToolsFile, 'tools', issues, invalidIds.tools);
+          if (result) parsed.tools.push(...result.records);
+        } else {
+          issues.warn(file.rel, '', 'ignored: unknown source file');
+        }
+        break;
+      case 'frameworks': {
+        const result = parseListFile<FrameworkCatalogFile, RecordOf<FrameworkCatalogFile, 'controls'>>(file, FrameworkCatalogFile, 'controls', issues);
+        if (result) parsed.frameworks.push(result);
+        else invalidIds.frameworks.add(stemOf(file.rel));
+        break;
+      }
+      case 'controls': {
+        const result = parseListFile<ControlProseFile, RecordOf<ControlProseFile, 'controls'>>(file, ControlProseFile, 'controls', issues);
+        if (result) parsed.controlProse.push(result);
+        break;
+      }
+      case 'signals': {
+        const result = parseListFile<SignalsFile, RecordOf<SignalsFile, 'signals'>>(file, SignalsFile, 'signals', issues, invalidIds.signals);
+        if (result) parsed.signalFiles.push(result);
+        break;
+      }
+      case 'crosswalks': {
+        const result = parseListFile<CrosswalkFile, RecordOf<CrosswalkFile, 'rows'>>(file, CrosswalkFile, 'rows', issues);
+        if (result) parsed.crosswalks.push(result);
+        break;
+      }
+      case 'finding-templates': {
+        const result = parseListFile<FindingTemplatesFile, FindingTemplateSource>(file, FindingTemplatesFile, 'finding_templates', issues, invalidIds.templates);
+        if (result) parsed.templates.push(...result.records);
+        break;
+      }
+      case 'tool-mappings': {
+        const result = parseListFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>(file, ToolMappingsFile, 'mappings', issues);
+        if (result) parsed.toolMappingFiles.push(result);
+        break;
+      }
+      default:
+        issues.warn(file.rel, '', 'ignored: unknown source directory');
+    }
+  }
+  if (!sawMeta) issues.error('registry.yaml', '', 'file is missing (registry_version, spec_version, ocsf_version)');
+  return parsed;
+}

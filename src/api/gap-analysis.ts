@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../http/errors.js';
+import type { Route, RouteContext } from '../http/route.js';
+import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js';
+import { compareAnalyses } from '../gap/compare.js';
+import { gapFrameworkCodes } from '../gap/request.js';
+import type { AnalysisResult } from '../gap/result.js';
+import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } from '../schemas/gap.js';
+import { AnalysisStore, newAnalysisId } from '../store/analyses.js';
+import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
+
+/** Below this body size an analysis runs on the main thread: the hop to a worker costs more (bench/README). */
+export const INLINE_ANALYSIS_MAX_BYTES = 16 * 1024;
+
+const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+
+async function runAnalysis(ctx: RouteContext, task: AnalyzeTask): Promise<AnalyzeOutput> {
+  if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return analyze(ctx.services.registry, task);
+  const body = task.body;
+  // Transfer the body when it owns its memory; a pooled slice must be copied first.
+  const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+  return ctx.services.pool.run<AnalyzeOutput>('analyze', { ...task, body: owned }, [owned.buffer as ArrayBuffer]);
+}
+
+async function create(ctx: RouteContext) {
+  const { services, account } = ctx;
+  const createdAt = services.now();
+  const id = newAnalysisId(createdAt);
+  const output = await runAnalysis(ctx, { body: ctx.rawBody ?? new Uint8Array(), tier: account.tier, id, createdAt: createdAt.toISOString() });
+  if (!output.ok) throw new ApiError(output.error.code, output.error.details, { message: output.error.message });
+  const payload = Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength);
+  const expiresAt = AnalysisStore.expiryOf(createdAt, GAP_ANALYSIS_LIMITS[account.tier].retentionDays);
+  await services.analyses.save(
+    {
+      id,
+      account: account.name,
+      created_at: createdAt.toISOString(),
+      expires_at: expiresAt.toISOString(),
+      status: 'completed',
+      ...output.summary,
+    },
+    payload,
+  );
+  return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': expiresAt.toISOString() }, file: payload };
+}
+
+function get(ctx: RouteContext) {
+  const stored = ctx.services.analyses.get(ctx.params.id, ctx.account.name, ctx.services.now());
+  return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': stored.entry.expires_at }, file: stored.payload };
+}
+
+const SummaryQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')])),
+  framework: Type.Optional(Type.String()),
+});
+
+function summary(ctx: RouteContext) {
+  const { services, account } = ctx;
+  const query = ctx.query as { page: number; per_page?: number; limit?: number; status?: string; framework?: string };
+  let framework: string | undefined;
+  if (query.framework !== undefined) {
+    framework = services.registry.resolveFrameworkCode(query.framework);
+    if (!framework) throw new ApiError('invalid_parameter', { parameter: 'framework', value: query.framework, valid_values: gapFrameworkCodes(services.registry) });
+  }
+  // Variant B asks with `limit` alone; Variant A pages with page/per_page (default 20).
+  const perPage = query.per_page ?? (query.limit !== undefined && query.page === 1 ? query.limit : 20);
+  const offset = (query.page - 1) * perPage;
+  const now = services.now();
+  const { total, items } = services.analyses.list(account.name, { framework, status: query.status, offset, limit: perPage }, now);
+  const newestTwo = offset === 0 ? items.slice(0, 2) : services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 2 }, now).items;
+  const [latest, previous] = newestTwo;
+  const scoreChange = latest && previous && latest.posture_score !== null && previous.posture_score !== null ? Math.round((latest.posture_score - previous.posture_score) * 10) / 10 : null;
+  const trend = {
+    direction: scoreChange === null ? 'insufficient_data' : scoreChange > 0 ? 'improving' : scoreChange < 0 ? 'declining' : 'stable',
+    score_change: scoreChange,
+  };
+  return {
+    json: {
+      data: {
+        analyses: items.map((entry) => ({
+          id: entry.id,
+          analysis_id: entry.id,
+          created_at: entry.created_at,
+          expires_at: entry.expires_at,
+          frameworks: entry.frameworks,
+          posture_score: entry.posture_score,
+          status: entry.posture_status,
+          overall_posture: entry.posture_status,
+          analysis_status: entry.status,
+          critical_gaps: entry.critical_gaps,
+          high_gaps: entry.high_gaps,
+        })),
+        trend,
+      },
+      meta: { total, page: query.page, per_page: perPage, total_pages: Math.ceil(total / perPage), limit: perPage },
+    },
+  };
+}
+
+function parseStored(payload: Buffer): AnalysisResult['data'] {
+  return (JSON.parse(payload.toString('utf8')) as AnalysisResult).data;
+}
+
+function compare(ctx: RouteContext<unknown, CompareBodyType>) {
+  const { services, account, body } = ctx;
+  const now = services.now();
+  const baseline = parseStored(services.analyses.get(body.baseline_id, account.name, now).payload);
+  const current = parseStored(services.analyses.get(body.current_id, account.name, now).payload);
+  const comparisonId = `CMP-${now.toISOString().slice(0, 10)}-${randomBytes(5).toString('hex').toUpperCase()}`;
+  return { json: { data: compareAnalyses(baseline, current, { includeUnchanged: body.options?.include_unchanged ?? false, comparisonId }), meta: { version: '1.0.0' } } };
+}
+
+
+export const gapAnalysisRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/gap-analysis',
+    tier: 'pro',
+    tierError: 'GAP_TIER_REQUIRED',
+    tag: 'gap-analysis',
+    summary: 'Run a gap analysis over findings for one or more frameworks and store the result',
+    body: CreateAnalysisBody,
+    rawBody: true,
+    bodyLimit: 'analysis',
+    errors: ['GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'service_busy'],
+    handler: create,
+  },
+  {
+    method: 'GET',
+    path: '/v1/gap-analysis/summary',
+    tier: 'pro',
+    tierError: 'GAP_TIER_REQUIRED',
+    tag: 'gap-analysis',
+    summary: "List the caller's stored analyses, newest first, with a score trend",
+    query: SummaryQuery,
+    handler: summary,
+  },
+  {
+    method: 'POST',
+    path: '/v1/gap-analysis/compare',
+    tier: 'teams',
+    tierError: 'GAP_TIER_REQUIRED',
+    tag: 'gap-analysis',
+    summary: 'Compare a baseline analysis with a later one',
+    body: CompareBody,
+    errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED'],
+    handler: compare,
+  },
+  {
+    method: 'GET',
+    path: '/v1/gap-analysis/:id',
+    tier: 'pro',
+    tierError: 'GAP_TIER_REQUIRED',
+    tag: 'gap-analysis',
+    summary: 'Retrieve a stored analysis in the same shape as its creation',
+    errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED'],
+    handler: get,
+  },
+];

@@ -1,0 +1,113 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { isTier, TIERS, type Tier } from '../tiers.js';
+import { openDataStore } from '../store/database.js';
+import { AccountStore } from '../store/accounts.js';
+import { defaultRegistryDir, defaultSourcesDir } from '../paths.js';
+
+const USAGE = `csr: Compliance Signal Registry command line
+
+  csr keys create --account NAME [--tier TIER]   create a key (and the account, given --tier); prints the key last
+  csr keys list [--account NAME]                  list keys (ids only; keys are never stored)
+  csr keys revoke KEY_ID                          revoke a key (id or whole key)
+  csr accounts list                               list accounts and tiers
+  csr accounts set-tier NAME TIER                 change an account's tier
+  csr registry build [--if-stale]                 compile registry/sources into the LMDB index
+  csr serve                                       start the HTTP service (same as npm start)
+
+Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default ./data); registry commands honour REGISTRY_DIR.`;
+
+class UsageError extends Error {}
+
+function dataDir(): string {
+  return resolve(process.env.DATA_DIR ?? './data');
+}
+
+async function withAccounts<T>(work: (accounts: AccountStore) => Promise<T> | T): Promise<T> {
+  const store = openDataStore(dataDir());
+  try {
+    return await work(new AccountStore(store));
+  } finally {
+    await store.close();
+  }
+}
+
+function tierArgument(value: string | undefined): Tier | undefined {
+  if (value === undefined) return undefined;
+  if (!isTier(value)) throw new UsageError(`Unknown tier ${JSON.stringify(value)}; expected one of ${TIERS.join(', ')}`);
+  return value;
+}
+
+async function run(argv: string[]): Promise<void> {
+  const [group, action, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' } },
+  });
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+
+  if (group === 'keys' && action === 'create') {
+    if (!values.account) throw new UsageError('keys create needs --account NAME');
+    const tier = tierArgument(values.tier);
+    const created = await withAccounts((accounts) => accounts.createKey(values.account!, tier));
+    if (created.accountCreated) out(`created account ${values.account} (tier ${tier})`);
+    out(`created key ${created.record.id} for account ${values.account}; it is shown once, store it now:`);
+    out(created.key);
+    return;
+  }
+  if (group === 'keys' && action === 'list') {
+    const keys = await withAccounts((accounts) => accounts.listKeys(values.account));
+    if (values.json) {
+      out(JSON.stringify(keys.map(({ secret_sha256: _hash, ...visible }) => visible), null, 2));
+      return;
+    }
+    for (const key of keys) out(`${key.id}  ${key.account}  created ${key.created_at}  ${key.revoked_at ? `revoked ${key.revoked_at}` : 'active'}`);
+    if (!keys.length) out('no keys');
+    return;
+  }
+  if (group === 'keys' && action === 'revoke') {
+    const id = positionals[0];
+    if (!id) throw new UsageError('keys revoke needs KEY_ID');
+    const revoked = await withAccounts((accounts) => accounts.revokeKey(id));
+    if (!revoked) throw new UsageError(`No key with id ${id}`);
+    out(`revoked key ${revoked.id} of account ${revoked.account}`);
+    return;
+  }
+  if (group === 'accounts' && action === 'list') {
+    const accounts = await withAccounts((store) => store.listAccounts());
+    for (const account of accounts) out(`${account.name}  ${account.tier}`);
+    if (!accounts.length) out('no accounts');
+    return;
+  }
+  if (group === 'accounts' && action === 'set-tier') {
+    const [name, tierName] = positionals;
+    if (!name || !tierName) throw new UsageError('accounts set-tier needs NAME TIER');
+    const tier = tierArgument(tierName);
+    const updated = await withAccounts((accounts) => accounts.setTier(name, tier!));
+    if (!updated) throw new UsageError(`No account named ${name}`);
+    out(`account ${name} is now ${updated.tier}`);
+    return;
+  }
+  if (group === 'registry' && action === 'build') {
+    const { compileRegistry } = await import('../../registry/compile.js');
+    const result = await compileRegistry({ sourcesDir: defaultSourcesDir, outDir: resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir), ifStale: !!values['if-stale'] });
+    if (!result.stale && values['if-stale']) out(`registry ${result.manifest.registry_version} is up to date (${result.manifest.content_hash.slice(0, 12)})`);
+    else out(`registry ${result.manifest.registry_version} built in ${result.durationMs} ms: ${JSON.stringify(result.manifest.counts)}`);
+    return;
+  }
+  if (group === 'serve') {
+    await import('../server.js').then((server) => server.main());
+    return;
+  }
+  throw new UsageError(group ? `Unknown command: ${[group, action].filter(Boolean).join(' ')}` : 'No command given');
+}
+
+run(process.argv.slice(2)).catch((error) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`csr: ${error.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`csr: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

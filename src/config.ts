@@ -1,0 +1,62 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { defaultRegistryDir } from './paths.js';
+
+/** Service configuration, read from the environment once at start and validated. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  registryDir: string;
+  logLevel: string;
+  workers: number;
+  queueLimit: number;
+  bodyLimitBytes: number;
+  analysisBodyLimitBytes: number;
+  sweepIntervalMs: number;
+  shutdownTimeoutMs: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    problems.push(`${name}=${JSON.stringify(raw)} is not a whole number (expected ${min}..${max})`);
+    return fallback;
+  }
+  const value = Number(raw);
+  if (value < min || value > max) problems.push(`${name}=${value} is out of range (expected ${min}..${max})`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+  const host = env.HOST ?? '0.0.0.0';
+  if (host.trim() === '') problems.push('HOST is empty');
+  const defaultWorkers = Math.max(1, Math.min(4, availableParallelism()));
+  const config: Config = {
+    port: integer(env, 'PORT', 8080, 0, 65535, problems),
+    host,
+    dataDir: resolve(env.DATA_DIR ?? './data'),
+    registryDir: resolve(env.REGISTRY_DIR ?? defaultRegistryDir),
+    logLevel,
+    workers: integer(env, 'WORKERS', defaultWorkers, 1, 64, problems),
+    queueLimit: integer(env, 'QUEUE_LIMIT', 64, 1, 100_000, problems),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    analysisBodyLimitBytes: integer(env, 'ANALYSIS_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    sweepIntervalMs: integer(env, 'SWEEP_INTERVAL_MS', 60_000, 10, 86_400_000, problems),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,62 @@
+import { performance } from 'node:perf_hooks';
+import { ApiError } from '../http/errors.js';
+import type { Tier } from '../tiers.js';
+import { assess, type GapRegistry } from './engine.js';
+import { validateAnalysisRequest, type RequestRegistry } from './request.js';
+import { buildResult } from './result.js';
+
+export interface AnalyzeTask {
+  body: Uint8Array;
+  tier: Tier;
+  id: string;
+  createdAt: string;
+}
+
+export interface AnalysisSummary {
+  frameworks: string[];
+  posture_status: string;
+  posture_score: number | null;
+  critical_gaps: number;
+  high_gaps: number;
+}
+
+/** Errors cross the thread boundary as data, not as Error objects. */
+export type AnalyzeOutput =
+  | { ok: true; payload: Uint8Array; summary: AnalysisSummary }
+  | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string } };
+
+/**
+ * One gap analysis from raw request bytes to the serialized response: parse, validate, assess,
+ * serialize. Runs in a pool worker, or inline for small requests.
+ */
+export function analyze(registry: GapRegistry & RequestRegistry & { manifest: { registry_version: string } }, task: AnalyzeTask): AnalyzeOutput {
+  const started = performance.now();
+  try {
+    const request = validateAnalysisRequest(task.body, task.tier, registry);
+    const outcome = assess(registry, request.findings, request.frameworks, request.options);
+    const result = buildResult(outcome, {
+      id: task.id,
+      createdAt: task.createdAt,
+      registryVersion: registry.manifest.registry_version,
+      processingTimeMs: 0,
+      options: { ...request.options },
+    });
+    result.meta.processing_time_ms = Math.round(performance.now() - started);
+    // TextEncoder gives a buffer of its own, safe to transfer to another thread.
+    const payload = new TextEncoder().encode(JSON.stringify(result));
+    return {
+      ok: true,
+      payload,
+      summary: {
+        frameworks: request.frameworks,
+        posture_status: outcome.overall.status,
+        posture_score: outcome.overall.score,
+        critical_gaps: outcome.overall.critical_gaps,
+        high_gaps: outcome.overall.high_gaps,
+      },
+    };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, error: { code: error.code, details: error.details, message: error.message } };
+    throw error;
+  }
+}

@@ -1,0 +1,367 @@
+import {
+  evidenceKind,
+  higherSeverity,
+  postureScore,
+  postureStatus,
+  priorityLabel,
+  remediationPriority,
+  EFFORT_RANK,
+  type ControlStatus,
+  type Effort,
+  type EvidenceKind,
+  type FindingStatus,
+  type PostureStatus,
+  type Severity,
+} from './scoring.js';
+
+/** A finding after request validation; a missing status (Variant B) has been read as open. */
+export interface Finding {
+  id: string;
+  signal_id: string;
+  status: FindingStatus;
+  observed_at?: string;
+  severity?: { level: Severity; score?: number };
+  artifact?: { type?: string; id?: string; provider?: string };
+}
+
+export interface AnalysisOptions {
+  include_resolved: boolean;
+  min_confidence: number;
+  include_remediation: boolean;
+  include_evidence_requirements: boolean;
+  include_cross_framework: boolean;
+}
+
+/** The registry facts the engine reads; src/registry's Registry provides them. */
+export interface GapRegistry {
+  signal(id: string): { id: string; title: string; severity: Severity; effort: Effort; remediation_hint: string } | undefined;
+  mappingsOfSignal(id: string): ReadonlyArray<{ framework: string; control_id: string; relationship: 'primary' | 'supporting' | 'partial'; confidence: number }>;
+  framework(code: string): { code: string; name: string; version: string; control_count: number } | undefined;
+  control(framework: string, id: string): { id: string; title: string; category: string; guidance: string; evidence: string[] } | undefined;
+  controls(framework: string): ReadonlyArray<{ id: string; mapped_signals: ReadonlyArray<{ signal_id: string; confidence: number }> }>;
+  templatesOfSignal(signalId: string): ReadonlyArray<{ remediation: { steps: string[] } }>;
+}
+
+interface Reach {
+  finding: Finding;
+  kind: EvidenceKind;
+  relationship: 'primary' | 'supporting' | 'partial';
+  confidence: number;
+}
+
+export interface ControlAssessment {
+  framework: string;
+  control: { id: string; title: string; category: string };
+  status: Exclude<ControlStatus, 'not_assessed'>;
+  confidence: number;
+  /** Highest severity among failing or accepted findings; null for a compliant control. */
+  severity: Severity | null;
+  reaches: Reach[];
+}
+
+export interface FrameworkOutcome {
+  code: string;
+  name: string;
+  version: string;
+  controls_total: number;
+  counts: Record<ControlStatus, number>;
+  score: number | null;
+  coverage: number;
+  status: PostureStatus;
+  critical_gaps: number;
+  high_gaps: number;
+  gaps: ControlAssessment[];
+  compliant: ControlAssessment[];
+}
+
+export interface Remediation {
+  priority: number;
+  priority_label: 'critical' | 'high' | 'medium' | 'low';
+  effort: Effort;
+  guidance: string;
+  steps: string[];
+}
+
+export interface CommonGap {
+  signal_id: string;
+  description: string;
+  affects_frameworks: string[];
+  controls_affected: Array<{ framework: string; control_id: string }>;
+  remediation_overlap: string;
+}
+
+export interface FrameworkSynergy {
+  primary_framework: string;
+  synergy_with: string;
+  overlap_percentage: number;
+  note: string;
+}
+
+export interface AnalysisOutcome {
+  frameworks: FrameworkOutcome[];
+  overall: { counts: Record<ControlStatus, number>; controls_total: number; score: number | null; coverage: number; status: PostureStatus; critical_gaps: number; high_gaps: number };
+  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number };
+  /** Remediation per gap, keyed `${framework}|${control id}` (only with include_remediation). */
+  remediation: Map<string, Remediation>;
+  evidence: Map<string, string[]>;
+  common_gaps: CommonGap[];
+  synergies: FrameworkSynergy[];
+}
+
+const rankOfRelationship = (relationship: Reach['relationship']) => (relationship === 'primary' ? 0 : 1);
+
+/**
+ * Maps findings to controls and scores them (docs/scoring.md). Pure: the same findings, options
+ * and registry always give the same outcome.
+ */
+export function assess(registry: GapRegistry, findings: readonly Finding[], frameworks: readonly string[], options: AnalysisOptions): AnalysisOutcome {
+  const requested = new Set(frameworks);
+  const reachesByControl = new Map<string, { framework: string; controlId: string; reaches: Reach[] }>();
+  let excludedResolved = 0;
+  let unmapped = 0;
+  let analyzed = 0;
+
+  for (const finding of findings) {
+    if (finding.status === 'resolved' && !options.include_resolved) {
+      excludedResolved += 1;
+      continue;
+    }
+    analyzed += 1;
+    const kind = evidenceKind(finding.status);
+    let reached = false;
+    for (const mapping of registry.mappingsOfSignal(finding.signal_id)) {
+      if (!requested.has(mapping.framework) || mapping.confidence < options.min_confidence) continue;
+      reached = true;
+      const key = `${mapping.framework}|${mapping.control_id}`;
+      let bucket = reachesByControl.get(key);
+      if (!bucket) reachesByControl.set(key, (bucket = { framework: mapping.framework, controlId: mapping.control_id, reaches: [] }));
+      bucket.reaches.push({ finding, kind, relationship: mapping.relationship, confidence: mapping.confidence });
+    }
+    if (!reached) unmapped += 1;
+  }
+
+  const assessments = new Map<string, ControlAssessment[]>();
+  for (const code of frameworks) assessments.set(code, []);
+  for (const { framework, controlId, reaches } of reachesByControl.values()) {
+    const control = registry.control(framework, controlId);
+    if (!control) continue;
+    assessments.get(framework)!.push(assessControl(registry, framework, { id: control.id, title: control.title, category: control.category }, reaches));
+  }
+
+  const outcomes: FrameworkOutcome[] = frameworks.map((code) => {
+    const framework = registry.framework(code)!;
+    const assessed = assessments.get(code)!;
+    const counts: Record<ControlStatus, number> = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
+    for (const assessment of assessed) counts[assessment.status] += 1;
+    const assessedCount = assessed.length;
+    counts.not_assessed = framework.control_count - assessedCount;
+    const gaps = assessed.filter((a) => a.status !== 'compliant').sort(byGapOrder);
+    const compliant = assessed.filter((a) => a.status === 'compliant').sort((a, b) => a.control.id.localeCompare(b.control.id, 'en', { numeric: true }));
+    const criticalGaps = gaps.filter((g) => g.severity === 'critical').length;
+    const highGaps = gaps.filter((g) => g.severity === 'high').length;
+    const score = postureScore(counts.compliant, counts.partially_compliant, assessedCount);
+    return {
+      code,
+      name: framework.name,
+      version: framework.version,
+      controls_total: framework.control_count,
+      counts,
+      score,
+      coverage: ratio(assessedCount, framework.control_count),
+      status: postureStatus(score, criticalGaps + highGaps > 0),
+      critical_gaps: criticalGaps,
+      high_gaps: highGaps,
+      gaps,
+      compliant,
+    };
+  });
+
+  const overallCounts: Record<ControlStatus, number> = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
+  let controlsTotal = 0;
+  let criticalGaps = 0;
+  let highGaps = 0;
+  for (const outcome of outcomes) {
+    for (const status of Object.keys(overallCounts) as ControlStatus[]) overallCounts[status] += outcome.counts[status];
+    controlsTotal += outcome.controls_total;
+    criticalGaps += outcome.critical_gaps;
+    highGaps += outcome.high_gaps;
+  }
+  const assessedTotal = controlsTotal - overallCounts.not_assessed;
+  const overallScore = postureScore(overallCounts.compliant, overallCounts.partially_compliant, assessedTotal);
+
+  // Which requested frameworks each failing signal opens gaps in, for priorities and insights.
+  const gapFrameworksBySignal = new Map<string, Map<string, Set<string>>>();
+  for (const outcome of outcomes) {
+    for (const gap of outcome.gaps) {
+      for (const reach of gap.reaches) {
+        if (reach.kind !== 'failing') continue;
+        let byFramework = gapFrameworksBySignal.get(reach.finding.signal_id);
+        if (!byFramework) gapFrameworksBySignal.set(reach.finding.signal_id, (byFramework = new Map()));
+        let controls = byFramework.get(outcome.code);
+        if (!controls) byFramework.set(outcome.code, (controls = new Set()));
+        controls.add(gap.control.id);
+      }
+    }
+  }
+
+  const remediation = new Map<string, Remediation>();
+  const evidence = new Map<string, string[]>();
+  for (const outcome of outcomes) {
+    for (const gap of outcome.gaps) {
+      const key = `${outcome.code}|${gap.control.id}`;
+      if (options.include_remediation) remediation.set(key, remediationFor(registry, outcome.code, gap, gapFrameworksBySignal));
+      if (options.include_evidence_requirements) evidence.set(key, registry.control(outcome.code, gap.control.id)?.evidence ?? []);
+    }
+  }
+
+  return {
+    frameworks: outcomes,
+    overall: {
+      counts: overallCounts,
+      controls_total: controlsTotal,
+      score: overallScore,
+      coverage: ratio(assessedTotal, controlsTotal),
+      status: postureStatus(overallScore, criticalGaps + highGaps > 0),
+      critical_gaps: criticalGaps,
+      high_gaps: highGaps,
+    },
+    findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped },
+    remediation,
+    evidence,
+    common_gaps: options.include_cross_framework ? commonGaps(registry, gapFrameworksBySignal) : [],
+    synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence) : [],
+  };
+}
+
+function assessControl(registry: GapRegistry, framework: string, control: ControlAssessment['control'], reaches: Reach[]): ControlAssessment {
+  const failingPrimary = reaches.filter((r) => r.kind === 'failing' && r.relationship === 'primary');
+  const failingOther = reaches.filter((r) => r.kind === 'failing' && r.relationship !== 'primary');
+  const accepted = reaches.filter((r) => r.kind === 'accepted');
+  let status: ControlAssessment['status'];
+  let deciding: Reach[];
+  if (failingPrimary.length) {
+    status = 'non_compliant';
+    deciding = failingPrimary;
+  } else if (failingOther.length || accepted.length) {
+    status = 'partially_compliant';
+    deciding = [...failingOther, ...accepted];
+  } else {
+    status = 'compliant';
+    deciding = reaches;
+  }
+  let severity: Severity | null = null;
+  for (const reach of reaches) {
+    if (reach.kind === 'passing') continue;
+    severity = higherSeverity(severity, reach.finding.severity?.level ?? registry.signal(reach.finding.signal_id)!.severity);
+  }
+  const ordered = [...reaches].sort(
+    (a, b) => rankOfRelationship(a.relationship) - rankOfRelationship(b.relationship) || b.confidence - a.confidence || a.finding.id.localeCompare(b.finding.id),
+  );
+  return { framework, control, status, confidence: Math.max(...deciding.map((r) => r.confidence)), severity, reaches: ordered };
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+
+/** Gaps most worth fixing first: non-compliant before partial, then severity, then control id. */
+function byGapOrder(a: ControlAssessment, b: ControlAssessment): number {
+  return (
+    (a.status === 'non_compliant' ? 0 : 1) - (b.status === 'non_compliant' ? 0 : 1) ||
+    SEVERITY_ORDER[a.severity ?? 'info'] - SEVERITY_ORDER[b.severity ?? 'info'] ||
+    a.control.id.localeCompare(b.control.id, 'en', { numeric: true })
+  );
+}
+
+function remediationFor(registry: GapRegistry, framework: string, gap: ControlAssessment, gapFrameworksBySignal: Map<string, Map<string, Set<string>>>): Remediation {
+  const signalIds = [...new Set(gap.reaches.filter((r) => r.kind !== 'passing').map((r) => r.finding.signal_id))];
+  let frameworksTouched = 1;
+  let effort: Effort = 'low';
+  const hints: string[] = [];
+  const steps: string[] = [];
+  const seenSteps = new Set<string>();
+  for (const signalId of signalIds) {
+    frameworksTouched = Math.max(frameworksTouched, gapFrameworksBySignal.get(signalId)?.size ?? 1);
+    const signal = registry.signal(signalId)!;
+    if (EFFORT_RANK[signal.effort] > EFFORT_RANK[effort]) effort = signal.effort;
+    hints.push(signal.remediation_hint);
+    const templates = registry.templatesOfSignal(signalId);
+    const candidates = templates.length ? templates.flatMap((t) => t.remediation.steps) : [signal.remediation_hint];
+    for (const step of candidates) {
+      const normalized = step.trim().toLowerCase();
+      if (seenSteps.has(normalized)) continue;
+      seenSteps.add(normalized);
+      steps.push(step.trim());
+    }
+  }
+  const control = registry.control(framework, gap.control.id);
+  const guidance = [control?.guidance, hints[0]].filter(Boolean).join(' ');
+  const priority = remediationPriority(gap.severity ?? 'info', frameworksTouched);
+  return { priority, priority_label: priorityLabel(priority), effort, guidance, steps };
+}
+
+function commonGaps(registry: GapRegistry, gapFrameworksBySignal: Map<string, Map<string, Set<string>>>): CommonGap[] {
+  const result: CommonGap[] = [];
+  for (const [signalId, byFramework] of gapFrameworksBySignal) {
+    if (byFramework.size < 2) continue;
+    const signal = registry.signal(signalId)!;
+    const affects = [...byFramework.keys()].sort();
+    const controls = affects.flatMap((framework) => [...byFramework.get(framework)!].sort().map((control_id) => ({ framework, control_id })));
+    result.push({
+      signal_id: signalId,
+      description: `${signal.title} (${signalId}) opens gaps in ${affects.length} frameworks`,
+      affects_frameworks: affects,
+      controls_affected: controls,
+      remediation_overlap: `One fix closes ${controls.length} control gaps across ${affects.join(', ')}: ${signal.remediation_hint}`,
+    });
+  }
+  return result.sort((a, b) => b.controls_affected.length - a.controls_affected.length || a.signal_id.localeCompare(b.signal_id));
+}
+
+const synergyCache = new Map<string, number>();
+
+/**
+ * For each ordered pair (A, B): the share of A's mapped controls (mappings at or above the
+ * confidence floor) whose signals also map into B. It depends only on the registry, so it is
+ * cached per worker for the life of the loaded registry.
+ */
+function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[], minConfidence: number): FrameworkSynergy[] {
+  const frameworksOfSignal = new Map<string, Set<string>>();
+  const reach = (signalId: string) => {
+    let set = frameworksOfSignal.get(signalId);
+    if (!set) {
+      set = new Set(registry.mappingsOfSignal(signalId).filter((m) => m.confidence >= minConfidence).map((m) => m.framework));
+      frameworksOfSignal.set(signalId, set);
+    }
+    return set;
+  };
+  const result: FrameworkSynergy[] = [];
+  for (const a of frameworks) {
+    for (const b of frameworks) {
+      if (a === b) continue;
+      const cacheKey = `${a}|${b}|${minConfidence}`;
+      let percentage = synergyCache.get(cacheKey);
+      if (percentage === undefined) {
+        let mapped = 0;
+        let shared = 0;
+        for (const control of registry.controls(a)) {
+          const signals = control.mapped_signals.filter((s) => s.confidence >= minConfidence);
+          if (!signals.length) continue;
+          mapped += 1;
+          if (signals.some((s) => reach(s.signal_id).has(b))) shared += 1;
+        }
+        percentage = mapped ? Math.round((1000 * shared) / mapped) / 10 : 0;
+        synergyCache.set(cacheKey, percentage);
+      }
+      result.push({
+        primary_framework: a,
+        synergy_with: b,
+        overlap_percentage: percentage,
+        note: `${percentage}% of ${a} controls with mapped signals share a signal with ${b}: evidence collected for one supports the other.`,
+      });
+    }
+  }
+  return result;
+}
+
+function ratio(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((1000 * part) / whole) / 1000;
+}

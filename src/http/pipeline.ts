@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log.js';
+import { RATE_LIMITS, tierAtLeast } from '../tiers.js';
+import type { Account } from '../store/accounts.js';
+import type { Services } from '../services.js';
+import { ApiError } from './errors.js';
+import { RateLimiter, rateLimitedError } from './rate-limit.js';
+import { Router } from './router.js';
+import type { Reply, Route, RouteContext } from './route.js';
+import { compileBody, compileQuery } from './validation.js';
+
+/** A request as the adapter copied it from the socket. */
+export interface IncomingRequest {
+  method: string;
+  url: string;
+  query: string;
+  headers: Record<string, string>;
+  remoteAddress: string;
+}
+
+/** What the adapter writes back: a JSON or file body, or a stream. */
+export interface OutgoingResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | string | AsyncIterable<Buffer | string>;
+}
+
+/**
+ * The synchronous verdict on a request before any body byte is read: answer now, or read a body
+ * of at most `limit` bytes and then run, or run straight away.
+ */
+export type Admission =
+  | { kind: 'respond'; response: OutgoingResponse }
+  | { kind: 'read_body'; limit: number; tooLarge(): OutgoingResponse; run(body: Buffer): Promise<OutgoingResponse> }
+  | { kind: 'run'; run(): Promise<OutgoingResponse> };
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+interface PreparedRoute {
+  route: Route;
+  parseQuery?: (search: URLSearchParams) => Record<string, unknown>;
+  checkBody?: (body: unknown) => unknown;
+}
+
+export class Pipeline {
+  private readonly router: Router;
+  private readonly prepared = new Map<Route, PreparedRoute>();
+  private readonly limiter: RateLimiter;
+  private readonly log: Logger;
+  shuttingDown = false;
+
+  constructor(routes: readonly Route[], private readonly services: Services) {
+    this.router = new Router(routes);
+    this.limiter = new RateLimiter(() => services.now().getTime());
+    this.log = services.log;
+    for (const route of routes) {
+      this.prepared.set(route, {
+        route,
+        parseQuery: route.query ? compileQuery(route.query) : undefined,
+        checkBody: route.body && !route.rawBody ? compileBody(route.body) : undefined,
+      });
+    }
+  }
+
+  get routes(): Route[] {
+    return this.router.routes;
+  }
+
+  pruneRateWindows(): void {
+    this.limiter.prune();
+  }
+
+  admit(request: IncomingRequest): Admission {
+    const incomingId = request.headers['x-request-id'];
+    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const baseHeaders: Record<string, string> = { 'X-Request-Id': requestId };
+    const refuse = (error: ApiError, extra: Record<string, string> = {}): Admission => ({
+      kind: 'respond',
+      response: errorResponse(error, { ...baseHeaders, ...extra, ...error.headers }),
+    });
+
+    const match = this.router.match(request.method, request.url);
+    if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }));
+    if (match.kind === 'method_not_allowed') {
+      return refuse(new ApiError('method_not_allowed', { method: request.method, path: request.url, allowed: match.allowed }), {
+        Allow: match.allowed.join(', '),
+      });
+    }
+    const { route, params } = match;
+    const prepared = this.prepared.get(route)!;
+
+    if (route.tier === null) {
+      return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, baseHeaders, requestId) };
+    }
+    if (this.shuttingDown) return refuse(new ApiError('shutting_down'), { Connection: 'close' });
+
+    const account = this.authenticate(request.headers.authorization);
+    if (!account) {
+      // Unauthenticated callers are limited per address at Community rates, which also slows key guessing.
+      const decision = this.limiter.consume(`ip:${request.remoteAddress}`, RATE_LIMITS.community);
+      if (!decision.allowed) return refuse(rateLimitedError(decision), decision.headers);
+      return refuse(new ApiError('unauthorized'), decision.headers);
+    }
+    const limits = RATE_LIMITS[account.tier];
+    const subject = `account:${account.name}`;
+    if (!tierAtLeast(account.tier, route.tier)) {
+      const code = route.tierError ?? 'tier_required';
+      return refuse(new ApiError(code, { required_tier: route.tier, current_tier: account.tier }), this.limiter.peek(subject, limits).headers);
+    }
+    const decision = this.limiter.consume(subject, limits);
+    if (!decision.allowed) return refuse(rateLimitedError(decision));
+    const headers = { ...baseHeaders, ...decision.headers };
+
+    let query: Record<string, unknown> = {};
+    try {
+      if (prepared.parseQuery) query = prepared.parseQuery(new URLSearchParams(request.query));
+    } catch (error) {
+      return { kind: 'respond', response: this.failure(error, headers, requestId) };
+    }
+
+    if (!route.body && !route.rawBody) {
+      return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query) };
+    }
+    const contentType = request.headers['content-type'];
+    if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
+      return refuse(new ApiError('unsupported_media_type', { content_type: contentType }), headers);
+    }
+    const limit = route.bodyLimit === 'analysis' ? this.services.config.analysisBodyLimitBytes : this.services.config.bodyLimitBytes;
+    const tooLarge = () => errorResponse(new ApiError('payload_too_large', { limit }), { ...headers, Connection: 'close' });
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) return { kind: 'respond', response: tooLarge() };
+    return {
+      kind: 'read_body',
+      limit,
+      tooLarge,
+      run: (body) => this.execute(prepared, params, request, body, headers, requestId, account, query),
+    };
+  }
+
+  private authenticate(header: string | undefined) {
+    if (!header) return undefined;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match ? this.services.accounts.authenticate(match[1]) : undefined;
+  }
+
+  private async execute(
+    prepared: PreparedRoute,
+    params: Record<string, string>,
+    request: IncomingRequest,
+    rawBody: Buffer | undefined,
+    headers: Record<string, string>,
+    requestId: string,
+    account: Account = { name: '', tier: 'community' },
+    query: Record<string, unknown> = {},
+  ): Promise<OutgoingResponse> {
+    try {
+      let body: unknown;
+      if (rawBody !== undefined && !prepared.route.rawBody) {
+        body = parseJson(rawBody);
+        if (prepared.checkBody) body = prepared.checkBody(body);
+      }
+      const context: RouteContext = { requestId, params, query, body, rawBody, account, services: this.services };
+      const reply = await prepared.route.handler(context);
+      return toResponse(reply, headers);
+    } catch (error) {
+      return this.failure(error, headers, requestId, request);
+    }
+  }
+
+  private failure(error: unknown, headers: Record<string, string>, requestId: string, request?: IncomingRequest): OutgoingResponse {
+    if (error instanceof ApiError) return errorResponse(error, { ...headers, ...error.headers });
+    this.log.error({ err: error, requestId, method: request?.method, url: request?.url }, 'request failed');
+    return errorResponse(new ApiError('internal_error', { request_id: requestId }), headers);
+  }
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) throw new ApiError('invalid_json', { reason: 'the body is empty' });
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new ApiError('invalid_json', { reason: (error as Error).message });
+  }
+}
+
+export function errorResponse(error: ApiError, headers: Record<string, string>): OutgoingResponse {
+  return { status: error.status, headers: { ...headers, 'Content-Type': JSON_TYPE }, body: JSON.stringify(error.toBody()) };
+}
+
+function toResponse(reply: Reply, headers: Record<string, string>): OutgoingResponse {
+  const status = reply.status ?? 200;
+  if ('json' in reply) return { status, headers: { ...headers, ...reply.headers, 'Content-Type': JSON_TYPE }, body: JSON.stringify(reply.json) };
+  if ('file' in reply) return { status, headers: { ...headers, ...reply.headers }, body: reply.file };
+  return { status, headers: { ...headers, ...reply.headers }, body: reply.stream };
+}

@@ -1,0 +1,70 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Account } from '../store/accounts.js';
+import type { Tier } from '../tiers.js';
+import type { ErrorCode } from './errors.js';
+import type { Services } from '../services.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a handler sees: plain data, never the socket. */
+export interface RouteContext<Query = any, Body = any> {
+  requestId: string;
+  params: Record<string, string>;
+  query: Query;
+  body: Body;
+  /** The body bytes as received, for routes that hand them to a worker unparsed. */
+  rawBody: Buffer | undefined;
+  account: Account;
+  services: Services;
+}
+
+export interface JsonReply {
+  status?: number;
+  headers?: Record<string, string>;
+  json: unknown;
+}
+
+/** A file in memory: sent with Content-Length and backpressure. */
+export interface FileReply {
+  status?: number;
+  headers: Record<string, string>;
+  file: Buffer | string;
+}
+
+/** A file produced piece by piece: sent with chunked encoding and backpressure. */
+export interface StreamReply {
+  status?: number;
+  headers: Record<string, string>;
+  stream: AsyncIterable<Buffer | string>;
+}
+
+export type Reply = JsonReply | FileReply | StreamReply;
+
+export interface Route {
+  method: HttpMethod;
+  /** Path under the server root, e.g. /v1/signals/:id. */
+  path: string;
+  /** Minimum tier, or null for the public probes (no auth, no rate limit). */
+  tier: Tier | null;
+  /** The code used when the tier is too low (GAP_TIER_REQUIRED on gap-analysis routes). */
+  tierError?: Extract<ErrorCode, 'tier_required' | 'GAP_TIER_REQUIRED'>;
+  summary: string;
+  tag: string;
+  query?: TSchema;
+  body?: TSchema;
+  /** Give the handler the raw bytes and skip JSON parsing and schema checks (a worker does them). */
+  rawBody?: boolean;
+  /** Which configured body limit applies. */
+  bodyLimit?: 'default' | 'analysis';
+  /** Response data schema, for the OpenAPI document. */
+  response?: TSchema;
+  /** Response media types other than JSON, for the OpenAPI document. */
+  produces?: string[];
+  /** Error codes this route can answer with beyond the shared ones, for the OpenAPI document. */
+  errors?: ErrorCode[];
+  handler(ctx: RouteContext): Reply | Promise<Reply>;
+}
+
+export function json(data: unknown, meta?: Record<string, unknown>): JsonReply {
+  return { json: meta === undefined ? { data } : { data, meta } };
+}

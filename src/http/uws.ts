@@ -1,0 +1,223 @@
+import { STATUS_CODES } from 'node:http';
+import uWS from 'uWebSockets.js';
+import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { Logger } from '../log.js';
+import type { Admission, IncomingRequest, OutgoingResponse, Pipeline } from './pipeline.js';
+
+/**
+ * The only module that touches uWebSockets.js. Per request it registers onAborted first, copies
+ * what it needs from `req` synchronously, keeps one `done` flag, corks every write that happens
+ * after an await, enforces the body limit while reading, and never touches `res` after abort or end.
+ */
+export interface HttpServer {
+  port: number;
+  /** Requests admitted and not yet answered or aborted. */
+  readonly inFlight: number;
+  /** Stops accepting connections; resolves when in-flight requests are answered or the timeout passes. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+interface ResponseState {
+  aborted: boolean;
+  done: boolean;
+  /** Wakes a stream waiting for the socket to drain, also when the client goes away. */
+  wake?: () => void;
+}
+
+/** Chunks larger than this are sent with tryEnd so that backpressure applies to big files. */
+const TRY_END_THRESHOLD = 64 * 1024;
+
+export function startHttpServer(pipeline: Pipeline, host: string, port: number, log: Logger): Promise<HttpServer> {
+  const app: TemplatedApp = uWS.App();
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const finished = () => {
+    inFlight -= 1;
+    if (inFlight === 0) drained?.();
+  };
+
+  app.any('/*', (res, req) => {
+    const state: ResponseState = { aborted: false, done: false };
+    inFlight += 1;
+    let counted = true;
+    const settle = () => {
+      if (counted) {
+        counted = false;
+        finished();
+      }
+    };
+    res.onAborted(() => {
+      state.aborted = true;
+      state.wake?.();
+      settle();
+    });
+    const headers: Record<string, string> = {};
+    req.forEach((key, value) => {
+      headers[key] = value;
+    });
+    const incoming: IncomingRequest = {
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      url: req.getUrl(),
+      query: req.getQuery() ?? '',
+      headers,
+      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    };
+
+    let admission: Admission;
+    try {
+      admission = pipeline.admit(incoming);
+    } catch (error) {
+      log.error({ err: error }, 'admission failed');
+      admission = { kind: 'respond', response: { status: 500, headers: { 'Content-Type': 'application/json' }, body: '{"error":{"code":"internal_error","message":"Internal error"}}' } };
+    }
+
+    const deliver = (response: OutgoingResponse) => send(res, state, response, log).finally(settle);
+    switch (admission.kind) {
+      case 'respond':
+        void deliver(admission.response);
+        return;
+      case 'run':
+        void admission.run().then(deliver);
+        return;
+      case 'read_body':
+        readBody(res, state, admission.limit, {
+          tooLarge: () => void deliver(admission.tooLarge()),
+          complete: (body) => void admission.run(body).then(deliver),
+        });
+    }
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (listenSocket: us_listen_socket | false) => {
+      if (!listenSocket) {
+        reject(new Error(`Could not listen on ${host}:${port} (port in use or address unavailable)`));
+        return;
+      }
+      resolve({
+        port: uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket),
+        get inFlight() {
+          return inFlight;
+        },
+        close(timeoutMs) {
+          uWS.us_listen_socket_close(listenSocket);
+          if (inFlight === 0) return Promise.resolve();
+          return new Promise<void>((done) => {
+            const timer = setTimeout(done, timeoutMs);
+            drained = () => {
+              clearTimeout(timer);
+              done();
+            };
+          });
+        },
+      });
+    });
+  });
+}
+
+function readBody(res: HttpResponse, state: ResponseState, limit: number, on: { tooLarge(): void; complete(body: Buffer): void }): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let refused = false;
+  res.onData((chunk, isLast) => {
+    if (state.aborted || refused) return;
+    received += chunk.byteLength;
+    if (received > limit) {
+      refused = true;
+      on.tooLarge();
+      return;
+    }
+    // uWS neuters the ArrayBuffer when this callback returns: copy it.
+    chunks.push(Buffer.from(chunk.slice(0)));
+    if (isLast) on.complete(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+  });
+}
+
+function statusLine(status: number): string {
+  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+}
+
+function writeHead(res: HttpResponse, response: OutgoingResponse): void {
+  res.writeStatus(statusLine(response.status));
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (name !== 'Connection') res.writeHeader(name, value);
+  }
+}
+
+async function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger): Promise<void> {
+  if (state.aborted || state.done) return;
+  const closeConnection = response.headers.Connection === 'close';
+  const { body } = response;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    if (bytes.length <= TRY_END_THRESHOLD) {
+      res.cork(() => {
+        writeHead(res, response);
+        res.end(bytes, closeConnection);
+      });
+      state.done = true;
+      return;
+    }
+    await sendLarge(res, state, response, bytes);
+    return;
+  }
+  await sendStream(res, state, response, body, log);
+}
+
+/** A big in-memory body: tryEnd as far as the socket takes it, continue from onWritable. */
+async function sendLarge(res: HttpResponse, state: ResponseState, response: OutgoingResponse, bytes: Buffer): Promise<void> {
+  const total = bytes.length;
+  let startOffset = 0;
+  let responded = false;
+  res.cork(() => {
+    writeHead(res, response);
+    startOffset = res.getWriteOffset();
+    responded = res.tryEnd(bytes, total)[1];
+  });
+  if (responded) {
+    state.done = true;
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    state.wake = resolve;
+    // uWS reports how many body bytes the socket has taken; resend from there.
+    res.onWritable((offset) => {
+      if (state.aborted) return true;
+      const [ok, finished] = res.tryEnd(bytes.subarray(offset - startOffset), total);
+      if (finished) {
+        state.done = true;
+        resolve();
+      }
+      return ok;
+    });
+  });
+}
+
+/** A body produced piece by piece: chunked writes, waiting for drain whenever uWS buffers. */
+async function sendStream(res: HttpResponse, state: ResponseState, response: OutgoingResponse, stream: AsyncIterable<Buffer | string>, log: Logger): Promise<void> {
+  res.cork(() => writeHead(res, response));
+  try {
+    for await (const chunk of stream) {
+      if (state.aborted) return;
+      let ok = true;
+      res.cork(() => {
+        ok = res.write(chunk);
+      });
+      if (!ok) {
+        await new Promise<void>((resolve) => {
+          state.wake = resolve;
+          res.onWritable(() => {
+            resolve();
+            return true;
+          });
+        });
+        if (state.aborted) return;
+      }
+    }
+    if (!state.aborted) res.cork(() => res.end());
+    state.done = true;
+  } catch (error) {
+    log.error({ err: error }, 'stream failed mid-response');
+    if (!state.aborted && !state.done) res.close();
+    state.done = true;
+  }
+}

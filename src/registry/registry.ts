@@ -1,0 +1,503 @@
+/**
+ * Read model over the compiled registry (registry/compile.ts). Opened once per thread; every
+ * lookup is synchronous: an lmdb `get` (with lmdb's value cache) of a precomputed record or id
+ * list, never a scan of the whole registry, and no read transaction outlives the call.
+ *
+ * Returned records and lists are shared with the cache: treat them as read-only (copy before
+ * changing). They are plain objects, ready to serialize.
+ */
+import { join } from 'node:path';
+import { open, type RootDatabase } from 'lmdb';
+import MiniSearch from 'minisearch';
+import { defaultRegistryDir } from '../paths.js';
+import type {
+  ArtifactType,
+  ArtifactTypeRef,
+  ControlCrosswalk,
+  ControlDetail,
+  ControlListItem,
+  CrosswalkRelationship,
+  DomainDetail,
+  DomainListItem,
+  FindingTemplate,
+  FindingTemplateDetail,
+  FrameworkDetail,
+  FrameworkListItem,
+  FrameworkOverlap,
+  MappingRecord,
+  OverlapStats,
+  RegistryManifest,
+  RegistryStats,
+  SecurityTool,
+  SignalCoverage,
+  SignalCoverageSummary,
+  SignalDetail,
+  SignalListItem,
+  ToolMapping,
+  ToolRuleMatch,
+} from '../schemas/registry.js';
+import { keys, LAYOUT_VERSION, mappingNumber, normalizeFrameworkSpelling, SEARCH_OPTIONS, type MappingIdList } from './layout.js';
+import { readManifest } from './manifest.js';
+
+export interface SignalFilter {
+  domain?: string;
+  category?: string;
+  severity?: string;
+  /** All of these tags. */
+  tags?: readonly string[];
+}
+
+export interface MappingFilter {
+  framework?: string;
+  signal_id?: string;
+  control_id?: string;
+  min_confidence?: number;
+}
+
+export interface ArtifactTypeFilter {
+  category?: string;
+  subcategory?: string;
+  provider?: string;
+  /** Case-insensitive substring of id, name or description. */
+  q?: string;
+}
+
+export interface FindingTemplateFilter {
+  signal_id?: string;
+  category?: string;
+  severity?: string;
+  status?: string;
+  domain?: string;
+  /** Case-insensitive substring of id, title or description. */
+  q?: string;
+}
+
+export interface ToolMappingFilter {
+  tool_id?: string;
+  finding_template_id?: string;
+  confidence?: string;
+  /** Case-insensitive substring of rule id or rule name. */
+  q?: string;
+}
+
+export interface ToolFilter {
+  category?: string;
+  /** Case-insensitive substring of name, vendor or description. */
+  q?: string;
+}
+
+export interface ControlCrosswalkFilter {
+  /** A control of framework a. */
+  control_id?: string;
+  min_strength?: number;
+  relationship?: CrosswalkRelationship;
+}
+
+export interface CoverageFilter {
+  framework?: string;
+  /** Default 2. */
+  min_frameworks?: number;
+}
+
+export interface PageOptions {
+  offset?: number;
+  limit?: number;
+}
+
+export interface Page<T> {
+  /** Matches before paging. */
+  total: number;
+  items: T[];
+}
+
+export interface SearchHit {
+  id: string;
+  /** Relevance relative to the best hit of the same query: 1 for the best, down to 0. */
+  score: number;
+}
+
+export interface CrosswalkSummary {
+  total_crosswalks: number;
+  relationship_breakdown: Record<CrosswalkRelationship, number>;
+}
+
+/** Registry meta as stored in the build. */
+interface StoredMeta {
+  registry_version: string;
+  spec_version: string;
+  ocsf_version: string;
+  layout_version: number;
+}
+
+const EMPTY: readonly never[] = Object.freeze([]);
+
+/** Ids present in every list (lists are sorted; the result keeps the first list's order). */
+function intersect(lists: ReadonlyArray<readonly string[]>): readonly string[] {
+  if (lists.length === 0) return EMPTY;
+  if (lists.length === 1) return lists[0];
+  const [smallest, ...rest] = [...lists].sort((a, b) => a.length - b.length);
+  const sets = rest.map((list) => new Set(list));
+  const keep = new Set(smallest.filter((id) => sets.every((set) => set.has(id))));
+  return lists[0].filter((id) => keep.has(id));
+}
+
+function slice<T>(items: readonly T[], page: PageOptions | undefined): readonly T[] {
+  if (!page) return items;
+  const offset = Math.max(0, page.offset ?? 0);
+  return page.limit === undefined ? items.slice(offset) : items.slice(offset, offset + Math.max(0, page.limit));
+}
+
+function includesText(text: string, q: string | undefined): boolean {
+  return !q || text.includes(q.toLowerCase());
+}
+
+export class RegistryNotBuiltError extends Error {
+  constructor(dir: string, reason: string) {
+    super(`registry index at ${dir} is not usable: ${reason}; run \`csr registry build\``);
+    this.name = 'RegistryNotBuiltError';
+  }
+}
+
+export class Registry {
+  private readonly search_: MiniSearch;
+  private readonly aliases: Record<string, string>;
+
+  private constructor(
+    readonly dir: string,
+    readonly manifest: RegistryManifest,
+    private readonly db: RootDatabase,
+  ) {
+    this.aliases = this.get<Record<string, string>>(keys.frameworkAliases) ?? {};
+    this.search_ = MiniSearch.loadJSON(this.get<string>(keys.searchIndex) ?? JSON.stringify(new MiniSearch(SEARCH_OPTIONS)), SEARCH_OPTIONS);
+  }
+
+  /** Opens the current build of a registry dir read-only and loads its search index once. */
+  static open(dir: string = defaultRegistryDir): Registry {
+    const manifest = readManifest(dir);
+    if (!manifest) throw new RegistryNotBuiltError(dir, 'no manifest.json');
+    if (manifest.layout_version !== LAYOUT_VERSION) {
+      throw new RegistryNotBuiltError(dir, `build has index layout ${manifest.layout_version}, this code reads layout ${LAYOUT_VERSION}`);
+    }
+    let db: RootDatabase;
+    try {
+      db = open({ path: join(dir, manifest.build), readOnly: true, cache: true });
+    } catch (error) {
+      throw new RegistryNotBuiltError(dir, `cannot open build ${manifest.build}: ${(error as Error).message}`);
+    }
+    return new Registry(dir, manifest, db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  private get<T>(key: string): T | undefined {
+    return this.db.get(key) as T | undefined;
+  }
+
+  private list(key: string): readonly string[] {
+    return this.get<string[]>(key) ?? EMPTY;
+  }
+
+  get meta(): StoredMeta {
+    return this.get<StoredMeta>(keys.meta)!;
+  }
+
+  // ---- signals ----
+
+  signal(id: string): SignalDetail | undefined {
+    return this.get<SignalDetail>(keys.signal(id));
+  }
+
+  /** The list fields of a signal (no detection, remediation, dates). */
+  signalItem(id: string): SignalListItem | undefined {
+    const s = this.signal(id);
+    return s && { id: s.id, domain: s.domain, category: s.category, title: s.title, description: s.description, severity: s.severity, tags: s.tags, version: s.version };
+  }
+
+  /** Sorted ids of the signals matching every given filter. */
+  signalIds(filter: SignalFilter = {}): readonly string[] {
+    const lists: Array<readonly string[]> = [];
+    if (filter.domain) lists.push(this.list(keys.signalsByDomain(filter.domain.toUpperCase())));
+    if (filter.category) lists.push(this.list(keys.signalsByCategory(filter.category.toUpperCase())));
+    if (filter.severity) lists.push(this.list(keys.signalsBySeverity(filter.severity.toLowerCase())));
+    for (const tag of filter.tags ?? []) lists.push(this.list(keys.signalsByTag(tag.toLowerCase())));
+    return lists.length ? intersect(lists) : this.list(keys.signalsAll);
+  }
+
+  /** Sorted ids of the signals with at least one mapping (authored or derived) into a framework. */
+  signalIdsOfFramework(framework: string): readonly string[] {
+    const code = this.resolveFrameworkCode(framework);
+    return code ? this.list(keys.signalsByFramework(code)) : EMPTY;
+  }
+
+  /** Full-text search over signal id, title (boost 3), tags (boost 2) and description. */
+  search(q: string, options: { domain?: string } = {}): SearchHit[] {
+    if (!q.trim()) return [];
+    const domain = options.domain?.toUpperCase();
+    const results = this.search_.search(q, domain ? { filter: (r) => r.domain === domain } : undefined);
+    const top = results[0]?.score ?? 0;
+    return results.map((r) => ({ id: String(r.id), score: top ? Math.round((r.score / top) * 10_000) / 10_000 : 0 }));
+  }
+
+  stats(): RegistryStats {
+    return this.get<RegistryStats>(keys.stats)!;
+  }
+
+  // ---- mappings ----
+
+  mapping(id: string): MappingRecord | undefined {
+    const n = mappingNumber(id);
+    return n === undefined ? undefined : this.get<MappingRecord>(keys.mapping(n));
+  }
+
+  /** Mappings of a signal (authored and derived), optionally of one framework (code or alias). */
+  mappingsOfSignal(signalId: string, framework?: string): readonly MappingRecord[] {
+    const all = this.get<MappingRecord[]>(keys.mappingsOfSignal(signalId)) ?? EMPTY;
+    if (framework === undefined) return all;
+    const code = this.resolveFrameworkCode(framework);
+    return code ? all.filter((m) => m.framework === code) : EMPTY;
+  }
+
+  /** Mapping records in id order matching every filter; pages fetch only the records they return. */
+  mappings(filter: MappingFilter = {}, page?: PageOptions): Page<MappingRecord> {
+    const min = filter.min_confidence ?? 0;
+    let framework: string | undefined;
+    if (filter.framework !== undefined) {
+      framework = this.resolveFrameworkCode(filter.framework);
+      if (!framework) return { total: 0, items: [] };
+    }
+    if (filter.signal_id !== undefined) {
+      const items = this.mappingsOfSignal(filter.signal_id).filter(
+        (m) => (!framework || m.framework === framework) && (filter.control_id === undefined || m.control_id === filter.control_id) && m.confidence >= min,
+      );
+      return { total: items.length, items: [...slice(items, page)] };
+    }
+    let lists: MappingIdList[];
+    if (filter.control_id !== undefined) {
+      const frameworks = framework ? [framework] : this.frameworksOfControlId(filter.control_id);
+      lists = frameworks.map((f) => this.get<MappingIdList>(keys.mappingsByControl(f, filter.control_id!))).filter((l): l is MappingIdList => !!l);
+    } else {
+      const list = this.get<MappingIdList>(framework ? keys.mappingsByFramework(framework) : keys.mappingsAll);
+      lists = list ? [list] : [];
+    }
+    const numbers: number[] = [];
+    for (const list of lists) list.n.forEach((n, i) => list.confidence[i] >= min && numbers.push(n));
+    if (lists.length > 1) numbers.sort((a, b) => a - b);
+    return { total: numbers.length, items: slice(numbers, page).map((n) => this.get<MappingRecord>(keys.mapping(n))!) };
+  }
+
+  // ---- domains ----
+
+  domains(): readonly DomainListItem[] {
+    return this.get<DomainListItem[]>(keys.domains) ?? EMPTY;
+  }
+
+  domain(id: string): DomainDetail | undefined {
+    return this.get<DomainDetail>(keys.domain(id.toUpperCase()));
+  }
+
+  // ---- frameworks and controls ----
+
+  /** Canonical framework code for a code or listing code in any case/punctuation (nist-csf → NISTCSF). */
+  resolveFrameworkCode(input: string): string | undefined {
+    return this.aliases[normalizeFrameworkSpelling(input)];
+  }
+
+  frameworks(category?: string): readonly FrameworkListItem[] {
+    const all = this.get<FrameworkListItem[]>(keys.frameworks) ?? EMPTY;
+    if (!category) return all;
+    const wanted = category.toLowerCase();
+    return all.filter((f) => f.category === wanted);
+  }
+
+  framework(code: string): FrameworkDetail | undefined {
+    const canonical = this.resolveFrameworkCode(code);
+    return canonical ? this.get<FrameworkDetail>(keys.framework(canonical)) : undefined;
+  }
+
+  /** Controls of a framework in catalog order, optionally of one control category (case-insensitive). */
+  controls(framework: string, category?: string): readonly ControlListItem[] {
+    const code = this.resolveFrameworkCode(framework);
+    if (!code) return EMPTY;
+    const all = this.get<ControlListItem[]>(keys.controls(code)) ?? EMPTY;
+    if (!category) return all;
+    const indexes = this.get<number[]>(keys.controlsByCategory(code, category.toLowerCase()));
+    return indexes ? indexes.map((i) => all[i]) : EMPTY;
+  }
+
+  control(framework: string, id: string): ControlDetail | undefined {
+    const code = this.resolveFrameworkCode(framework);
+    return code ? this.get<ControlDetail>(keys.control(code, id)) : undefined;
+  }
+
+  /** Codes of the frameworks that have a control with this id (more than one: the id is ambiguous). */
+  frameworksOfControlId(id: string): readonly string[] {
+    return this.list(keys.frameworksOfControlId(id));
+  }
+
+  // ---- artifact types ----
+
+  artifactType(id: string): ArtifactType | undefined {
+    return this.get<ArtifactType>(keys.artifactType(id));
+  }
+
+  artifactTypeIds(filter: ArtifactTypeFilter = {}): readonly string[] {
+    const lists: Array<readonly string[]> = [];
+    if (filter.category) lists.push(this.list(keys.artifactTypesByCategory(filter.category.toLowerCase())));
+    if (filter.subcategory) lists.push(this.list(keys.artifactTypesBySubcategory(filter.subcategory.toLowerCase())));
+    if (filter.provider) lists.push(this.list(keys.artifactTypesByProvider(filter.provider.toLowerCase())));
+    const ids = lists.length ? intersect(lists) : this.list(keys.artifactTypesAll);
+    return filter.q ? this.withText(ids, keys.artifactTypesText, filter.q) : ids;
+  }
+
+  artifactTypes(filter: ArtifactTypeFilter = {}, page?: PageOptions): Page<ArtifactType> {
+    const ids = this.artifactTypeIds(filter);
+    return { total: ids.length, items: slice(ids, page).map((id) => this.artifactType(id)!) };
+  }
+
+  /** The artifact type a provider resource type maps to (resource type compared case-insensitively). */
+  resolveArtifactType(provider: string, resourceType: string): ArtifactTypeRef | undefined {
+    const id = this.get<string>(keys.artifactTypeByResource(provider.toLowerCase(), resourceType.toLowerCase()));
+    const type = id ? this.artifactType(id) : undefined;
+    return type && { id: type.id, name: type.name, category: type.category, subcategory: type.subcategory };
+  }
+
+  // ---- finding templates ----
+
+  findingTemplate(id: string): FindingTemplate | undefined {
+    return this.get<FindingTemplate>(keys.template(id));
+  }
+
+  /** The template with its signal {id, name, domain, category} and tool mappings. */
+  findingTemplateDetail(id: string): FindingTemplateDetail | undefined {
+    return this.get<FindingTemplateDetail>(keys.templateDetail(id));
+  }
+
+  findingTemplateIds(filter: FindingTemplateFilter = {}): readonly string[] {
+    const lists: Array<readonly string[]> = [];
+    if (filter.signal_id) lists.push(this.list(keys.templatesBySignal(filter.signal_id)));
+    if (filter.category) lists.push(this.list(keys.templatesByCategory(filter.category.toLowerCase())));
+    if (filter.severity) lists.push(this.list(keys.templatesBySeverity(filter.severity.toLowerCase())));
+    if (filter.status) lists.push(this.list(keys.templatesByStatus(filter.status.toUpperCase())));
+    if (filter.domain) lists.push(this.list(keys.templatesByDomain(filter.domain.toUpperCase())));
+    const ids = lists.length ? intersect(lists) : this.list(keys.templatesAll);
+    return filter.q ? this.withText(ids, keys.templatesText, filter.q) : ids;
+  }
+
+  findingTemplates(filter: FindingTemplateFilter = {}, page?: PageOptions): Page<FindingTemplate> {
+    const ids = this.findingTemplateIds(filter);
+    return { total: ids.length, items: slice(ids, page).map((id) => this.findingTemplate(id)!) };
+  }
+
+  templatesOfSignal(signalId: string): FindingTemplate[] {
+    return this.list(keys.templatesBySignal(signalId)).map((id) => this.findingTemplate(id)!);
+  }
+
+  // ---- tools and tool mappings ----
+
+  tools(filter: ToolFilter = {}): readonly SecurityTool[] {
+    const all = this.get<SecurityTool[]>(keys.tools) ?? EMPTY;
+    if (!filter.category && !filter.q) return all;
+    const category = filter.category?.toLowerCase();
+    return all.filter(
+      (t) => (!category || t.category === category) && includesText(`${t.name} ${t.vendor} ${t.description}`.toLowerCase(), filter.q),
+    );
+  }
+
+  tool(id: string): SecurityTool | undefined {
+    return this.get<SecurityTool>(keys.tool(id));
+  }
+
+  toolMapping(id: string): ToolMapping | undefined {
+    return this.get<ToolMapping>(keys.toolMapping(id));
+  }
+
+  toolMappingIds(filter: ToolMappingFilter = {}): readonly string[] {
+    const lists: Array<readonly string[]> = [];
+    if (filter.tool_id) lists.push(this.list(keys.toolMappingsByTool(filter.tool_id)));
+    if (filter.finding_template_id) lists.push(this.list(keys.toolMappingsByTemplate(filter.finding_template_id)));
+    if (filter.confidence) lists.push(this.list(keys.toolMappingsByConfidence(filter.confidence.toUpperCase())));
+    const ids = lists.length ? intersect(lists) : this.list(keys.toolMappingsAll);
+    return filter.q ? this.withText(ids, keys.toolMappingsText, filter.q) : ids;
+  }
+
+  toolMappings(filter: ToolMappingFilter = {}, page?: PageOptions): Page<ToolMapping> {
+    const ids = this.toolMappingIds(filter);
+    return { total: ids.length, items: slice(ids, page).map((id) => this.toolMapping(id)!) };
+  }
+
+  /** What a scanner rule means: its finding templates (rule id compared case-insensitively). */
+  lookupToolRule(toolId: string, ruleId: string): readonly ToolRuleMatch[] {
+    return this.get<ToolRuleMatch[]>(keys.toolRule(toolId, ruleId.toLowerCase())) ?? EMPTY;
+  }
+
+  // ---- crosswalks ----
+
+  crosswalkOverlaps(): { overlaps: readonly FrameworkOverlap[]; stats: OverlapStats } {
+    return this.get<{ overlaps: FrameworkOverlap[]; stats: OverlapStats }>(keys.overlaps) ?? { overlaps: EMPTY, stats: { total_crosswalks: 0, frameworks_analyzed: 0, average_overlap: 0 } };
+  }
+
+  /** Overlap of two gap-analysis frameworks (codes or aliases), oriented as asked. */
+  crosswalkOverlap(frameworkA: string, frameworkB: string): FrameworkOverlap | undefined {
+    const a = this.resolveFrameworkCode(frameworkA);
+    const b = this.resolveFrameworkCode(frameworkB);
+    return a && b ? this.get<FrameworkOverlap>(keys.overlap(a, b)) : undefined;
+  }
+
+  /** Control crosswalk records between two frameworks (control_a in framework a), in catalog order of a then b. */
+  controlCrosswalks(
+    frameworkA: string,
+    frameworkB: string,
+    filter: ControlCrosswalkFilter = {},
+    page?: PageOptions,
+  ): Page<ControlCrosswalk> & { summary: CrosswalkSummary } {
+    const a = this.resolveFrameworkCode(frameworkA);
+    const b = this.resolveFrameworkCode(frameworkB);
+    const all = (a && b && this.get<ControlCrosswalk[]>(keys.controlCrosswalks(a, b))) || EMPTY;
+    const min = filter.min_strength ?? 0;
+    const matched = all.filter(
+      (c) =>
+        (filter.control_id === undefined || c.control_a.control_id === filter.control_id) &&
+        c.strength >= min &&
+        (!filter.relationship || c.relationship === filter.relationship),
+    );
+    const breakdown: Record<CrosswalkRelationship, number> = { equivalent: 0, related: 0, partial: 0 };
+    for (const c of matched) breakdown[c.relationship]++;
+    return { total: matched.length, items: [...slice(matched, page)], summary: { total_crosswalks: matched.length, relationship_breakdown: breakdown } };
+  }
+
+  signalCoverage(signalId: string): SignalCoverage | undefined {
+    return this.get<SignalCoverage>(keys.coverage(signalId));
+  }
+
+  /** Coverage records of signals reaching at least min_frameworks frameworks (default 2), in id order. */
+  signalCoverages(filter: CoverageFilter = {}, page?: PageOptions): Page<SignalCoverage> & { summary: SignalCoverageSummary } {
+    const min = filter.min_frameworks ?? 2;
+    const counts = this.get<Record<string, number>>(keys.coverageCounts) ?? {};
+    let ids: readonly string[] = this.list(keys.signalsAll);
+    if (filter.framework !== undefined) {
+      ids = this.signalIdsOfFramework(filter.framework);
+    }
+    const matched = ids.filter((id) => (counts[id] ?? 0) >= min);
+    const summary: SignalCoverageSummary = {
+      total_multi_framework_signals: 0,
+      by_framework_count: { '2_frameworks': 0, '3_frameworks': 0, '4_plus_frameworks': 0 },
+    };
+    for (const id of matched) {
+      const n = counts[id];
+      if (n >= 2) summary.total_multi_framework_signals++;
+      if (n === 2) summary.by_framework_count['2_frameworks']++;
+      else if (n === 3) summary.by_framework_count['3_frameworks']++;
+      else if (n >= 4) summary.by_framework_count['4_plus_frameworks']++;
+    }
+    return { total: matched.length, items: slice(matched, page).map((id) => this.signalCoverage(id)!), summary };
+  }
+
+  /** Keeps the ids whose search text (under textKey) contains q, case-insensitively. */
+  private withText(ids: readonly string[], textKey: string, q: string): readonly string[] {
+    const text = this.get<Record<string, string>>(textKey) ?? {};
+    const wanted = q.toLowerCase();
+    return ids.filter((id) => text[id]?.includes(wanted));
+  }
+}

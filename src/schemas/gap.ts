@@ -1,0 +1,55 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { FINDING_STATUSES, SEVERITIES } from '../gap/scoring.js';
+
+/** A finding as submitted (spec 2.6). status and observed_at may be absent (Variant B); absent status reads as open. */
+export const FindingInput = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 256 }),
+    signal_id: Type.String({ minLength: 1, maxLength: 128 }),
+    status: Type.Optional(Type.Union(FINDING_STATUSES.map((s) => Type.Literal(s)))),
+    observed_at: Type.Optional(Type.String({ format: 'date-time' })),
+    severity: Type.Optional(
+      Type.Object({
+        level: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),
+        score: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+      }),
+    ),
+    artifact: Type.Optional(
+      Type.Object({
+        type: Type.Optional(Type.String({ maxLength: 256 })),
+        id: Type.Optional(Type.String({ maxLength: 1024 })),
+        provider: Type.Optional(Type.String({ maxLength: 64 })),
+      }),
+    ),
+  },
+  { description: 'Scanner finding; fields beyond these are accepted and ignored.' },
+);
+export type FindingInput = Static<typeof FindingInput>;
+
+export const AnalysisOptionsInput = Type.Object(
+  {
+    include_resolved: Type.Boolean({ default: false }),
+    min_confidence: Type.Number({ minimum: 0, maximum: 1, default: 0.7 }),
+    include_remediation: Type.Boolean({ default: true }),
+    include_evidence_requirements: Type.Boolean({ default: false }),
+    include_cross_framework: Type.Boolean({ default: true }),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateAnalysisBody = Type.Object({
+  findings: Type.Array(FindingInput),
+  frameworks: Type.Array(Type.String(), { minItems: 1 }),
+  options: Type.Optional(Type.Partial(AnalysisOptionsInput, { additionalProperties: false })),
+});
+export type CreateAnalysisBody = Static<typeof CreateAnalysisBody>;
+
+export const CompareBody = Type.Object(
+  {
+    baseline_id: Type.String({ minLength: 1 }),
+    current_id: Type.String({ minLength: 1 }),
+    options: Type.Optional(Type.Object({ include_unchanged: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type CompareBody = Static<typeof CompareBody>;

@@ -1,0 +1,290 @@
+/**
+ * Schemas of the files under registry/sources (see docs/registry-sources.md). The compiler
+ * validates every file against these before any integrity check, so a typo in a field name or an
+ * enum value is reported with its file and JSON path. Records are closed (no unknown fields).
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** `T | null` as one JSON-schema type list, so a failure reads "must be string,null", not an anyOf tree. */
+function Nullable<T extends TSchema>(schema: T) {
+  // A JSON copy drops TypeBox's symbol keys, so the result is a plain schema of kind Unsafe.
+  const { type, ...rest } = JSON.parse(JSON.stringify(schema)) as { type: string };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+}
+
+function Closed<T extends Record<string, TSchema>>(properties: T) {
+  return Type.Object(properties, { additionalProperties: false });
+}
+
+const Text = Type.String({ minLength: 1 });
+
+export const GAP_FRAMEWORK_CODES = [
+  'HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA',
+] as const;
+export const LISTING_FRAMEWORK_CODES = ['NIST80053R5', 'NIST800171R3', 'NYDFS500', 'NIS2'] as const;
+export const FRAMEWORK_CODES = [...GAP_FRAMEWORK_CODES, ...LISTING_FRAMEWORK_CODES] as const;
+export const DOMAIN_CODES = [...GAP_FRAMEWORK_CODES, 'GEN'] as const;
+export const SIGNAL_CATEGORIES = [
+  'ACCESS', 'ADMIN', 'ASSET', 'AUDIT', 'BCP', 'COMMS', 'CONFIG', 'CRYPTO', 'DATA', 'DEV', 'GOV',
+  'IDENTITY', 'IR', 'NET', 'PHYS', 'PRIVACY', 'RISK', 'TECH', 'TRAIN', 'VENDOR', 'VULN',
+] as const;
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export const RELATIONSHIPS = ['primary', 'supporting', 'partial'] as const;
+export const PROVENANCE_KINDS = ['expert', 'crosswalk', 'scanner_rule'] as const;
+export const EFFORTS = ['low', 'medium', 'high'] as const;
+export const FRAMEWORK_CATEGORIES = ['healthcare', 'financial', 'government', 'general'] as const;
+export const ARTIFACT_CATEGORIES = ['cloud', 'endpoint', 'network', 'application', 'data', 'identity'] as const;
+export const ARTIFACT_STATUSES = ['active', 'deprecated'] as const;
+export const PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'alibaba'] as const;
+export const TEMPLATE_STATUSES = ['ACTIVE', 'DRAFT', 'DEPRECATED'] as const;
+export const TOOL_CONFIDENCES = ['HIGH', 'MEDIUM', 'LOW'] as const;
+export const TOOL_CATEGORIES = [
+  'cloud', 'container', 'sast', 'iac', 'sca', 'secrets', 'dast', 'network', 'endpoint', 'identity',
+] as const;
+
+// Explicit enum (not a union of literals) so ajv reports "must be equal to one of the allowed values"
+// with the list, which the compiler prints as "must be one of a, b, c".
+function Enum<const T extends readonly string[]>(values: T) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+}
+
+export const Severity = Enum(SEVERITIES);
+export type Severity = Static<typeof Severity>;
+export const Relationship = Enum(RELATIONSHIPS);
+export type Relationship = Static<typeof Relationship>;
+export const ProvenanceKind = Enum(PROVENANCE_KINDS);
+export type ProvenanceKind = Static<typeof ProvenanceKind>;
+export const Effort = Enum(EFFORTS);
+export type Effort = Static<typeof Effort>;
+export const DomainCode = Enum(DOMAIN_CODES);
+export type DomainCode = Static<typeof DomainCode>;
+export const FrameworkCode = Enum(FRAMEWORK_CODES);
+export type FrameworkCode = Static<typeof FrameworkCode>;
+export const FrameworkCategory = Enum(FRAMEWORK_CATEGORIES);
+export type FrameworkCategory = Static<typeof FrameworkCategory>;
+export const SignalCategory = Enum(SIGNAL_CATEGORIES);
+export type SignalCategory = Static<typeof SignalCategory>;
+export const ArtifactCategory = Enum(ARTIFACT_CATEGORIES);
+export type ArtifactCategory = Static<typeof ArtifactCategory>;
+export const Provider = Enum(PROVIDERS);
+export type Provider = Static<typeof Provider>;
+export const TemplateStatus = Enum(TEMPLATE_STATUSES);
+export type TemplateStatus = Static<typeof TemplateStatus>;
+export const ToolConfidence = Enum(TOOL_CONFIDENCES);
+export type ToolConfidence = Static<typeof ToolConfidence>;
+export const ToolCategory = Enum(TOOL_CATEGORIES);
+export type ToolCategory = Static<typeof ToolCategory>;
+
+const SemVer = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$' });
+const IsoDate = Type.String({ format: 'date' });
+const Confidence = Type.Number({ minimum: 0, maximum: 1 });
+
+// ---- frameworks/<CODE>.yaml (catalog facts, imported) ----
+
+const FlagValue = Type.Unsafe<boolean | string | string[] | null>({
+  type: ['boolean', 'string', 'array', 'null'],
+  items: { type: 'string' },
+});
+
+export const CatalogControl = Closed({
+  id: Text,
+  title: Nullable(Type.String()),
+  category: Text,
+  level: Nullable(Type.String()),
+  flags: Type.Optional(Type.Record(Type.String(), FlagValue)),
+});
+export type CatalogControl = Static<typeof CatalogControl>;
+
+export const FrameworkCatalogFile = Closed({
+  code: FrameworkCode,
+  listing_code: Text,
+  name: Text,
+  version: Text,
+  edition: Type.Optional(Type.String()),
+  category: FrameworkCategory,
+  gap_analysis: Type.Boolean(),
+  source: Type.Optional(Type.String()),
+  controls: Type.Array(CatalogControl, { minItems: 1 }),
+});
+export type FrameworkCatalogFile = Static<typeof FrameworkCatalogFile>;
+
+// ---- controls/<CODE>.yaml (our prose) ----
+
+export const ControlProse = Closed({
+  id: Text,
+  title: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  technical: Type.Boolean(),
+  description: Text,
+  guidance: Text,
+  evidence: Type.Array(Text, { minItems: 1, maxItems: 6 }),
+});
+export type ControlProse = Static<typeof ControlProse>;
+
+export const ControlProseFile = Closed({
+  framework: FrameworkCode,
+  controls: Type.Array(ControlProse),
+});
+export type ControlProseFile = Static<typeof ControlProseFile>;
+
+// ---- signals/<DOMAIN>.yaml ----
+
+export const Provenance = Closed({
+  kind: ProvenanceKind,
+  /** crosswalk: the crosswalk file stem; scanner_rule: the tool id. */
+  source: Type.Optional(Text),
+  /** crosswalk: the control the crosswalk row starts from. */
+  via: Type.Optional(Text),
+  /** scanner_rule: the tool's rule ids. */
+  rules: Type.Optional(Type.Array(Text, { minItems: 1 })),
+});
+export type Provenance = Static<typeof Provenance>;
+
+export const SignalMappingSource = Closed({
+  framework: FrameworkCode,
+  control: Text,
+  relationship: Relationship,
+  confidence: Confidence,
+  rationale: Text,
+  provenance: Provenance,
+});
+export type SignalMappingSource = Static<typeof SignalMappingSource>;
+
+export const SignalSource = Closed({
+  id: Text,
+  category: SignalCategory,
+  title: Type.String({ minLength: 1, maxLength: 100 }),
+  description: Text,
+  severity: Severity,
+  tags: Type.Array(Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }), { minItems: 2, maxItems: 6 }),
+  version: SemVer,
+  created: IsoDate,
+  updated: IsoDate,
+  effort: Effort,
+  detection: Closed({
+    artifact_types: Type.Array(Text, { minItems: 1 }),
+    conditions: Type.Array(Text, { minItems: 1, maxItems: 3 }),
+  }),
+  remediation_hint: Text,
+  mappings: Type.Array(SignalMappingSource, { minItems: 1 }),
+});
+export type SignalSource = Static<typeof SignalSource>;
+
+/** The header (name, description, categories) appears only in signals/<DOMAIN>.yaml, not in part files. */
+export const SignalsFile = Closed({
+  domain: DomainCode,
+  name: Type.Optional(Text),
+  description: Type.Optional(Text),
+  categories: Type.Optional(Type.Record(Type.String(), Text)),
+  signals: Type.Array(SignalSource),
+});
+export type SignalsFile = Static<typeof SignalsFile>;
+
+// ---- crosswalks/<A>__<B>.yaml (published rows, imported) ----
+
+export const CrosswalkFile = Closed({
+  framework_a: Text,
+  framework_b: Text,
+  publisher: Text,
+  source: Type.Optional(Type.String()),
+  relationship_semantics: Type.Optional(Nullable(Type.String())),
+  rows: Type.Array(Type.Tuple([Text, Text, Text])),
+});
+export type CrosswalkFile = Static<typeof CrosswalkFile>;
+
+// ---- artifact-types.yaml ----
+
+export const ProviderMapping = Closed({
+  provider: Provider,
+  resource_type: Text,
+  arn_format: Type.Optional(Text),
+  documentation_url: Type.Optional(Type.String({ format: 'uri' })),
+});
+export type ProviderMapping = Static<typeof ProviderMapping>;
+
+export const ArtifactTypeSource = Closed({
+  id: Text,
+  name: Text,
+  description: Text,
+  category: ArtifactCategory,
+  subcategory: Type.String({ pattern: '^[a-z][a-z0-9_]*$' }),
+  status: Enum(ARTIFACT_STATUSES),
+  version: SemVer,
+  ocsf: Closed({ object: Text, profile: Nullable(Type.String({ minLength: 1 })) }),
+  security_attributes: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]*$' }), Type.Boolean()),
+  provider_mappings: Type.Array(ProviderMapping),
+});
+export type ArtifactTypeSource = Static<typeof ArtifactTypeSource>;
+
+export const ArtifactTypesFile = Closed({
+  artifact_types: Type.Array(ArtifactTypeSource),
+});
+export type ArtifactTypesFile = Static<typeof ArtifactTypesFile>;
+
+// ---- finding-templates/<DOMAIN>.yaml ----
+
+export const FindingTemplateSource = Closed({
+  id: Text,
+  signal_id: Text,
+  version: SemVer,
+  status: TemplateStatus,
+  title: Text,
+  description: Text,
+  severity: Severity,
+  category: Type.String({ pattern: '^[a-z]+([_-][a-z0-9]+)*$' }),
+  applicable_artifacts: Type.Array(Text, { minItems: 1 }),
+  detection: Closed({ method: Text, criteria: Type.Array(Text, { minItems: 1 }) }),
+  remediation: Closed({ description: Text, steps: Type.Array(Text, { minItems: 1 }) }),
+});
+export type FindingTemplateSource = Static<typeof FindingTemplateSource>;
+
+export const FindingTemplatesFile = Closed({
+  domain: Type.Optional(DomainCode),
+  finding_templates: Type.Array(FindingTemplateSource),
+});
+export type FindingTemplatesFile = Static<typeof FindingTemplatesFile>;
+
+// ---- tools.yaml ----
+
+export const ToolSource = Closed({
+  id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$' }),
+  name: Text,
+  vendor: Text,
+  category: ToolCategory,
+  description: Text,
+  website: Type.String({ format: 'uri' }),
+  supported_platforms: Type.Array(Text),
+  output_formats: Type.Array(Text),
+  rule_id_format: Type.Optional(Text),
+  open_source: Type.Optional(Type.Boolean()),
+  license: Type.Optional(Text),
+});
+export type ToolSource = Static<typeof ToolSource>;
+
+export const ToolsFile = Closed({ tools: Type.Array(ToolSource) });
+export type ToolsFile = Static<typeof ToolsFile>;
+
+// ---- tool-mappings/<tool>.yaml ----
+
+export const ToolMappingSource = Closed({
+  rule_id: Text,
+  rule_name: Text,
+  /** A finding template id. */
+  template: Text,
+  confidence: ToolConfidence,
+});
+export type ToolMappingSource = Static<typeof ToolMappingSource>;
+
+export const ToolMappingsFile = Closed({
+  tool_id: Text,
+  mappings: Type.Array(ToolMappingSource),
+});
+export type ToolMappingsFile = Static<typeof ToolMappingsFile>;
+
+// ---- registry.yaml ----
+
+export const RegistryMetaFile = Closed({
+  registry_version: SemVer,
+  spec_version: SemVer,
+  ocsf_version: SemVer,
+});
+export type RegistryMetaFile = Static<typeof RegistryMetaFile>;

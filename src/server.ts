@@ -1,0 +1,95 @@
+import { fileURLToPath } from 'node:url';
+import { loadConfig, ConfigError, type Config } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { openDataStore } from './store/database.js';
+import { AccountStore } from './store/accounts.js';
+import { AnalysisStore, startSweeper } from './store/analyses.js';
+import { createTaskPool } from './pool.js';
+import { Registry } from './registry/registry.js';
+import { Pipeline } from './http/pipeline.js';
+import { routes } from './http/routes.js';
+import { startHttpServer } from './http/uws.js';
+import type { Services } from './services.js';
+
+export interface RunningService {
+  port: number;
+  services: Services;
+  pipeline: Pipeline;
+  /** Stops accepting, finishes in-flight requests, then closes the pool and the stores. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  now?: () => Date;
+}
+
+/** Start-up order: config → stores → registry → pool → http. */
+export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const now = options.now ?? (() => new Date());
+  const store = openDataStore(config.dataDir);
+  const registry = Registry.open(config.registryDir);
+  const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir });
+  const analyses = new AnalysisStore(store);
+  const services: Services = { config, log, accounts: new AccountStore(store, now), analyses, registry, pool, now };
+  const stopSweeper = startSweeper(analyses, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'analysis sweep failed'));
+  const pipeline = new Pipeline(routes, services);
+  const http = await startHttpServer(pipeline, config.host, config.port, log);
+  const pruneTimer = setInterval(() => pipeline.pruneRateWindows(), 60_000);
+  pruneTimer.unref();
+  log.info({ port: http.port, host: config.host, dataDir: config.dataDir, registry: registry.manifest.registry_version }, 'listening');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    port: http.port,
+    services,
+    pipeline,
+    stop() {
+      stopping ??= (async () => {
+        pipeline.shuttingDown = true;
+        clearInterval(pruneTimer);
+        stopSweeper();
+        await http.close(config.shutdownTimeoutMs);
+        await pool.close();
+        await registry.close();
+        await store.close();
+        log.info('stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+export async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const service = await startService(config);
+  const shutdown = (signal: string) => {
+    service.services.log.info({ signal }, 'shutting down');
+    service.stop().then(
+      () => process.exit(0),
+      (error) => {
+        service.services.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((error) => {
+    process.stderr.write(`csr failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,28 @@
+import t from 'tap';
+import { routes } from '../../src/http/routes.js';
+import { Router } from '../../src/http/router.js';
+
+t.test('the route table is well formed', async (t) => {
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    t.notOk(seen.has(key), `${key} is declared once`);
+    seen.add(key);
+    t.ok(route.summary && route.tag, `${key} has a summary and a tag`);
+    if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') t.ok(route.body, `${key} declares a body schema`);
+    if (route.tier === null) t.match(route.path, /^\/(healthz|readyz)$/, 'only the probes are public');
+    else t.match(route.path, /^\/v1\//, `${key} is under /v1`);
+  }
+});
+
+t.test('fixed gap-analysis paths win over /gap-analysis/:id', async (t) => {
+  const router = new Router(routes);
+  const summary = router.match('GET', '/v1/gap-analysis/summary');
+  t.equal(summary.kind === 'found' && summary.route.path, '/v1/gap-analysis/summary');
+  const compare = router.match('POST', '/v1/gap-analysis/compare');
+  t.equal(compare.kind === 'found' && compare.route.path, '/v1/gap-analysis/compare');
+  const byId = router.match('GET', '/v1/gap-analysis/GAP-2026-11-21-ABCDEFGHJK');
+  t.same(byId.kind === 'found' && byId.params, { id: 'GAP-2026-11-21-ABCDEFGHJK' });
+  const wrong = router.match('GET', '/v1/gap-analysis/compare');
+  t.equal(wrong.kind, 'method_not_allowed', 'GET on the fixed compare path is 405, not an analysis lookup');
+});

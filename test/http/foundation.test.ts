@@ -1,0 +1,253 @@
+import t from 'tap';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
+import { startTestService, call } from '../helpers/service.js';
+import { projectRoot } from '../../src/paths.js';
+
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-daily-limit', 'x-ratelimit-daily-remaining'];
+const csr = join(projectRoot, 'bin', 'csr.js');
+
+t.test('authentication', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const key = await service.key('community');
+
+  const missing = await call(service, 'GET', '/v1/frameworks');
+  t.equal(missing.status, 401);
+  t.equal(missing.body.error.code, 'unauthorized');
+  t.match(missing.body.error.message, /invalid or missing/);
+  for (const header of RATE_HEADERS) t.ok(missing.headers.get(header), `401 carries ${header}`);
+
+  const malformed = await call(service, 'GET', '/v1/frameworks', { headers: { authorization: 'Basic abc' } });
+  t.equal(malformed.status, 401);
+  const unknown = await call(service, 'GET', '/v1/frameworks', { key: `${key.slice(0, -4)}AAAA` });
+  t.equal(unknown.status, 401, 'a key with a wrong secret is refused');
+
+  const ok = await call(service, 'GET', '/v1/frameworks', { key });
+  t.equal(ok.status, 200);
+  t.ok(ok.headers.get('x-request-id'), 'request id generated');
+
+  const echoed = await call(service, 'GET', '/v1/frameworks', { key, headers: { 'x-request-id': 'trace-abc.123' } });
+  t.equal(echoed.headers.get('x-request-id'), 'trace-abc.123', 'request id echoed');
+
+  // Revoke from the CLI, as an operator would, while the server runs.
+  const keyId = /^csr_([0-9a-f]{16})_/.exec(key)![1];
+  execFileSync(process.execPath, [csr, 'keys', 'revoke', keyId], { env: { ...process.env, DATA_DIR: service.dataDir } });
+  const deadline = Date.now() + 1000;
+  let status = 200;
+  while (Date.now() < deadline && status !== 401) {
+    status = (await call(service, 'GET', '/v1/frameworks', { key })).status;
+  }
+  t.equal(status, 401, 'revoked key refused within 1 s');
+});
+
+t.test('CLI creates keys, lists them and changes tiers while the server runs', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const env = { ...process.env, DATA_DIR: service.dataDir };
+  const output = execFileSync(process.execPath, [csr, 'keys', 'create', '--account', 'acme', '--tier', 'community'], { env, encoding: 'utf8' });
+  const key = output.trim().split('\n').at(-1)!;
+  t.match(key, /^csr_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/, 'the key is alone on the last line');
+  const listed = execFileSync(process.execPath, [csr, 'keys', 'list', '--account', 'acme'], { env, encoding: 'utf8' });
+  t.match(listed, /acme/);
+  t.notMatch(listed, key.split('_')[2], 'list never shows the secret');
+
+  const denied = await call(service, 'GET', '/v1/controls', { key });
+  t.equal(denied.status, 403);
+  t.equal(denied.body.error.code, 'tier_required');
+  t.same(denied.body.error.details, { required_tier: 'pro', current_tier: 'community' });
+
+  execFileSync(process.execPath, [csr, 'accounts', 'set-tier', 'acme', 'pro'], { env });
+  const deadline = Date.now() + 1000;
+  let status = 403;
+  while (Date.now() < deadline && status !== 200) status = (await call(service, 'GET', '/v1/controls', { key })).status;
+  t.equal(status, 200, 'tier change applies within 1 s');
+
+  const bad = (() => {
+    try {
+      execFileSync(process.execPath, [csr, 'accounts', 'set-tier', 'acme', 'platinum'], { env, stdio: 'pipe' });
+      return 0;
+    } catch (error) {
+      return (error as { status: number }).status;
+    }
+  })();
+  t.equal(bad, 2, 'an unknown tier is a usage error');
+});
+
+t.test('tier gate on gap analysis uses GAP_TIER_REQUIRED', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const key = await service.key('community');
+  const res = await call(service, 'POST', '/v1/gap-analysis', { key, body: { findings: [], frameworks: ['HIPAA'] } });
+  t.equal(res.status, 403);
+  t.equal(res.body.error.code, 'GAP_TIER_REQUIRED');
+  t.same(res.body.error.details, { required_tier: 'pro', current_tier: 'community' });
+  for (const header of RATE_HEADERS) t.ok(res.headers.get(header), `403 carries ${header}`);
+});
+
+t.test('rate limits: 429 after exactly the limit', async (t) => {
+  let now = Date.UTC(2026, 10, 21, 12, 0, 5);
+  const service = await startTestService({ now: () => new Date(now) });
+  t.teardown(() => service.close());
+  const key = await service.key('community');
+  for (let i = 1; i <= 60; i++) {
+    const res = await call(service, 'GET', '/v1/frameworks', { key });
+    if (res.status !== 200) t.fail(`request ${i} answered ${res.status}`);
+    if (i === 1) {
+      t.equal(res.headers.get('x-ratelimit-limit'), '60');
+      t.equal(res.headers.get('x-ratelimit-remaining'), '59');
+      t.equal(res.headers.get('x-ratelimit-reset'), String(Date.UTC(2026, 10, 21, 12, 1, 0) / 1000));
+      t.equal(res.headers.get('x-ratelimit-daily-limit'), '10000');
+      t.equal(res.headers.get('x-ratelimit-daily-remaining'), '9999');
+    }
+  }
+  const limited = await call(service, 'GET', '/v1/frameworks', { key });
+  t.equal(limited.status, 429);
+  t.equal(limited.body.error.code, 'rate_limited');
+  t.equal(limited.headers.get('retry-after'), '55');
+  t.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+  t.same(limited.body.error.details, { limit: 60, remaining: 0, reset_at: '2026-11-21T12:01:00.000Z', retry_after: 55 });
+  t.match(limited.body.error.message, /55 seconds/);
+
+  now += 60_000;
+  const next = await call(service, 'GET', '/v1/frameworks', { key });
+  t.equal(next.status, 200, 'a new minute opens a new window');
+  t.equal(next.headers.get('x-ratelimit-daily-remaining'), '9939');
+
+  const enterprise = await service.key('enterprise');
+  const unlimited = await call(service, 'GET', '/v1/frameworks', { key: enterprise });
+  t.equal(unlimited.headers.get('x-ratelimit-limit'), '1000');
+  t.equal(unlimited.headers.get('x-ratelimit-daily-limit'), 'unlimited');
+  t.equal(unlimited.headers.get('x-ratelimit-daily-remaining'), 'unlimited');
+});
+
+t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
+  const service = await startTestService({ env: { BODY_LIMIT_BYTES: '2048' } });
+  t.teardown(() => service.close());
+  const key = await service.key('pro');
+
+  const unknown = await call(service, 'GET', '/v1/nothing-here', { key });
+  t.equal(unknown.status, 404);
+  t.equal(unknown.body.error.code, 'not_found');
+
+  const wrongMethod = await call(service, 'DELETE', '/v1/frameworks', { key });
+  t.equal(wrongMethod.status, 405);
+  t.equal(wrongMethod.body.error.code, 'method_not_allowed');
+  t.equal(wrongMethod.headers.get('allow'), 'GET');
+
+  const big = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: JSON.stringify({ ids: ['x'.repeat(4000)] }), headers: { 'content-type': 'application/json' } });
+  t.equal(big.status, 413);
+  t.equal(big.body.error.code, 'payload_too_large');
+  t.same(big.body.error.details, { limit: 2048 });
+
+  const broken = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: '{"ids": [', headers: { 'content-type': 'application/json' } });
+  t.equal(broken.status, 400);
+  t.equal(broken.body.error.code, 'invalid_json');
+
+  const empty = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: '', headers: { 'content-type': 'application/json' } });
+  t.equal(empty.status, 400);
+  t.equal(empty.body.error.code, 'invalid_json');
+
+  const xml = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: '<ids/>', headers: { 'content-type': 'application/xml' } });
+  t.equal(xml.status, 415);
+  t.equal(xml.body.error.code, 'unsupported_media_type');
+
+  const health = await call(service, 'GET', '/healthz');
+  t.equal(health.status, 200);
+  t.same(health.body, { status: 'ok' });
+  const ready = await call(service, 'GET', '/readyz');
+  t.equal(ready.status, 200);
+  t.equal(ready.body.status, 'ready');
+});
+
+t.test('a client that aborts mid-body does not crash the server', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const key = await service.key('pro');
+  for (let i = 0; i < 5; i++) {
+    await new Promise<void>((resolve) => {
+      const socket = connect(service.port, '127.0.0.1', () => {
+        socket.write(`POST /v1/signals/bulk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"ids": ["CSR-`);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 20);
+      });
+    });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const after = await call(service, 'GET', '/v1/frameworks', { key });
+  t.equal(after.status, 200, 'server still answers');
+  t.equal(service.pipeline.routes.length > 0, true);
+});
+
+t.test('keys are not stored in clear (LMDB file bytes)', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const key = await service.key('teams');
+  const secret = key.split('_')[2];
+  const bytes = Buffer.concat(
+    readdirSync(service.dataDir)
+      .filter((name) => name.startsWith('csr.lmdb') && !name.endsWith('-lock'))
+      .map((name) => readFileSync(join(service.dataDir, name))),
+  );
+  t.ok(bytes.length > 0, 'read the LMDB data file');
+  t.equal(bytes.indexOf(secret), -1, 'the secret is not in the file');
+  t.equal(bytes.indexOf(key), -1, 'the key is not in the file');
+  const digest = createHash('sha256').update(secret).digest('hex');
+  t.not(bytes.indexOf(digest), -1, 'its SHA-256 is');
+});
+
+t.test('graceful shutdown finishes an in-flight request and exits 0', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'csr-shutdown-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  const created = execFileSync(process.execPath, [csr, 'keys', 'create', '--account', 'ops', '--tier', 'pro'], { env, encoding: 'utf8' });
+  const key = created.trim().split('\n').at(-1)!;
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(projectRoot, 'dist/src/server.js')], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0)) === 200);
+
+  const body = JSON.stringify({ ids: ['CSR-NOT-A-REAL-ID-001'] });
+  const socket = connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk.toString()));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.write(`POST /v1/signals/bulk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  socket.write(body.slice(5));
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  socket.destroy();
+  t.match(answer, /^HTTP\/1\.1 200 OK/, 'the in-flight request got its answer');
+  t.match(answer, /"not_found"/);
+  t.equal(await exited, 0, 'the process exited 0');
+  const refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused');
+  t.equal(refused, 'refused', 'no longer accepting');
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('timed out waiting');
+}
