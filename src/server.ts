@@ -6,6 +6,7 @@ import { AccountStore } from './store/accounts.js';
 import { AnalysisStore, startSweeper } from './store/analyses.js';
 import { createTaskPool } from './pool.js';
 import { Registry } from './registry/registry.js';
+import { gapIndexOf } from './gap/gap-index.js';
 import { Pipeline } from './http/pipeline.js';
 import { routes } from './http/routes.js';
 import { startHttpServer } from './http/uws.js';
@@ -30,6 +31,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const now = options.now ?? (() => new Date());
   const store = openDataStore(config.dataDir);
   const registry = Registry.open(config.registryDir);
+  // Small analyses run on this thread: build their in-memory index now rather than on the first request.
+  gapIndexOf(registry);
   const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir });
   const analyses = new AnalysisStore(store);
   const services: Services = { config, log, accounts: new AccountStore(store, now), analyses, registry, pool, now };

@@ -6,17 +6,19 @@ import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { Registry } from '../src/registry/registry.js';
 import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from '../src/gap/analyze.js';
+import { gapIndexOf } from '../src/gap/gap-index.js';
 
-let registry: Registry | undefined;
+// Open the registry and build the gap index when the thread starts, not on its first task.
+const registry = Registry.open((workerData as { registryDir: string }).registryDir);
+gapIndexOf(registry);
 
 function openRegistry(): Registry {
-  registry ??= Registry.open((workerData as { registryDir: string }).registryDir);
   return registry;
 }
 
-/** Wraps a result so Piscina transfers `buffer` to the main thread instead of copying it. */
+/** Marks a result so Piscina transfers `buffer` to the main thread instead of copying it. */
 function transferring<T>(value: T, buffer: ArrayBufferLike): T {
-  return { [Piscina.transferableSymbol]: buffer, [Piscina.valueSymbol]: value } as unknown as T;
+  return Piscina.move({ [Piscina.transferableSymbol]: buffer, [Piscina.valueSymbol]: value } as never) as unknown as T;
 }
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {

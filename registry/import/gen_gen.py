@@ -9,6 +9,10 @@ import yaml
 sys.path.insert(0, os.path.dirname(__file__))
 from gen_signals_def import SIGNALS, H, M, L
 from gen_topics import T, CSF
+# merged into other signals after review (kept out of the output)
+DROP = {'NACL ADMIN PORTS', 'DOCKERFILE ROOT USER', 'SAAS ADMIN AUDIT', 'SAAS IDENTITY HARDENING', 'K8S CONTROL PLANE MISC',
+        'CONTAINER SERVICE HARDENING', 'REGISTRY PUBLIC'}
+SIGNALS = [s for s in SIGNALS if s['key'] not in DROP]
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', 'sources'))
 REF = os.environ.get('REF', '/work/shared/reference/tools')
@@ -174,24 +178,31 @@ OV = {  # per-signal overrides: ctx regex, neg regex, platforms
     'LOG ENCRYPTION': dict(neg=r'bucket (is|are)? ?public'),
     'BUCKET PUBLIC READ': dict(neg=r'public network access|network access|private endpoint|private link|firewall'),
     'CERT EXPIRY': dict(neg=r'client cert'),
+    'CMK NOT USED': dict(neg=r'polic|enclave|attestation|defender'), 'KEY OTHER': dict(neg=r'defender|enclave|attestation'),
+    'CROSS ACCOUNT ACCESS': dict(neg=r'\bmfa\b|multifactor'), 'BACKUP DISABLED': dict(neg=r'copy tags|avoid using grs'),
+    'ML AI SECURITY': dict(platforms=CLOUD, neg=r'ml dsa|pqc|post quantum'),
     'WEAK TLS VERSION': dict(platforms=CLOUD), 'LB INSECURE LISTENER': dict(platforms=CLOUD), 'DB TRANSPORT ENCRYPTION': dict(platforms=CLOUD),
-    'AUDIT TRAIL DISABLED': dict(platforms=CLOUD), 'SERVICE LOGGING': dict(platforms=CLOUD), 'ACCESS LOGGING': dict(platforms=CLOUD),
+    'AUDIT TRAIL DISABLED': dict(platforms=CLOUD + ['m365', 'googleworkspace', 'github']),
+    'API AUTHORIZATION': dict(ctx=r'\bapi|gateway|app service|function|graphql|appsync|cognito|identity pool|web ?app|endpoint|application|cors|apps'),
+    'BRANCH PROTECTION': dict(ctx=r'branch|repo|pull request|\bmerge|commit|github|gitlab|bitbucket|\bcode|\bprs?\b'),
+    'DELETION PROTECTION': dict(platforms=CLOUD),
+    'DNS LOGGING': dict(platforms=CLOUD), 'SERVICE LOGGING': dict(platforms=CLOUD), 'ACCESS LOGGING': dict(platforms=CLOUD),
     'CENTRAL LOG INTEGRATION': dict(platforms=CLOUD), 'PUBLIC NETWORK ACCESS': dict(platforms=CLOUD), 'NETWORK FIREWALL': dict(platforms=CLOUD + ['cicd']),
     'RESOURCE HYGIENE': dict(platforms=CLOUD), 'GUEST CONFIG BASELINE': dict(platforms=CLOUD), 'SINGLE ZONE': dict(platforms=CLOUD),
     'CONTAINER SERVICE HARDENING': dict(platforms=CLOUD), 'ALL PORTS OPEN INTERNET': dict(platforms=CLOUD),
     'SAAS IDENTITY HARDENING': dict(platforms=['m365', 'googleworkspace']),
-    'ML AI SECURITY': dict(platforms=CLOUD), 'COMPUTE DATA ENCRYPTION': dict(platforms=CLOUD), 'UNSUPPORTED VERSION': dict(platforms=CLOUD),
+    'COMPUTE DATA ENCRYPTION': dict(platforms=CLOUD), 'UNSUPPORTED VERSION': dict(platforms=CLOUD),
     'AUTO UPGRADE': dict(platforms=CLOUD), 'OS PATCHING': dict(platforms=CLOUD), 'MALWARE PROTECTION': dict(platforms=CLOUD + ['m365']),
     'SESSION TIMEOUT': dict(platforms=CLOUD + SAAS), 'UNUSED CREDENTIALS': dict(platforms=CLOUD + SAAS),
     'HARDCODED SECRETS': dict(extra=[(r'.', H, ['code'])]),
     'SECURITY ALARMS': dict(platforms=CLOUD),
     'RESOURCE POLICY PUBLIC': dict(neg=r'public network access|private endpoint'),
-    'DNS SECURITY': dict(platforms=CLOUD),
+    'DNS SECURITY': dict(platforms=CLOUD, neg=r'private dns'),
     'THREAT DETECTION OFF': dict(platforms=CLOUD),
     'POSTURE SERVICE OFF': dict(platforms=CLOUD),
 }
 
-ORDER = """K8S API ANON AUTH|K8S AUTHZ MODE|K8S ADMISSION PLUGINS|K8S SECRETS ENCRYPTION|K8S CONTROL PLANE TLS|K8S CERT ROTATION|K8S AUDIT LOG|K8S FILE PERMS|K8S PROFILING BIND|K8S SA TOKEN CONFIG|K8S KUBELET HARDENING|K8S CONTROL PLANE MISC|
+ORDER = """K8S API ANON AUTH|K8S AUTHZ MODE|K8S ADMISSION PLUGINS|K8S SECRETS ENCRYPTION|K8S SA TOKEN CONFIG|K8S CONTROL PLANE TLS|K8S CERT ROTATION|K8S AUDIT LOG|K8S FILE PERMS|K8S PROFILING BIND|K8S KUBELET HARDENING|K8S CONTROL PLANE MISC|
 K8S PUBLIC ENDPOINT|K8S CLUSTER UPGRADE|K8S CLUSTER IDENTITY|K8S NETWORK POLICY|K8S DASHBOARD TILLER|
 K8S PRIVILEGED CONTAINER|K8S HOST NAMESPACE|K8S CAPABILITIES|K8S HOSTPATH|K8S ROOT CONTAINER|K8S SECCOMP APPARMOR|K8S READONLY ROOTFS|K8S RESOURCE LIMITS|K8S PROBES|K8S IMAGE PROVENANCE|K8S SA AUTOMOUNT|K8S SECRETS ENV|K8S RBAC WILDCARD|K8S NAMESPACE ISOLATION|
 DOCKERFILE ROOT USER|DOCKERFILE BUILD HYGIENE|BRANCH PROTECTION|REPO SECURITY SETTINGS|CI PIPELINE SECURITY|API SPEC SECURITY|
@@ -199,20 +210,21 @@ SECURITY CONTACT|SECURITY ALARMS|THREAT FINDINGS OPEN|IMDS V1|
 LOG BUCKET EXPOSURE|LOG ENCRYPTION|LOG VALIDATION|BACKUP VAULT PROTECTION|
 SNAPSHOT PUBLIC|BUCKET PUBLIC WRITE|REGISTRY PUBLIC|BUCKET PUBLIC READ|DATABASE PUBLIC|SERVERLESS PUBLIC|PUBLIC NETWORK ACCESS|RESOURCE POLICY PUBLIC|CROSS ACCOUNT ACCESS|
 SSH OPEN INTERNET|RDP OPEN INTERNET|DB PORTS OPEN INTERNET|NACL ADMIN PORTS|ALL PORTS OPEN INTERNET|DEFAULT NETWORK|FLOW LOGS DISABLED|DNS LOGGING|WAF MISSING|DDOS PROTECTION|
-ML AI SECURITY|
 SECRET ROTATION|ACCESS KEY ROTATION|ROOT MFA|ROOT ACCESS KEYS|ROOT USAGE|KEY ROTATION|KEY DELETION|WEAK TLS VERSION|LB INSECURE LISTENER|DB TRANSPORT ENCRYPTION|CERT EXPIRY|
 CMK NOT USED|BUCKET ENCRYPTION|VOLUME ENCRYPTION|DATABASE ENCRYPTION|MESSAGING ENCRYPTION|COMPUTE DATA ENCRYPTION|KEY OTHER|
 EMAIL AUTH|USER MFA|PASSWORD POLICY|PRIVILEGE ESCALATION|POLICY ATTACHMENT|DEFAULT SERVICE ACCOUNT|ADMIN PRIVILEGES|PRIVILEGED ROLE COUNT|UNUSED CREDENTIALS|
-HARDCODED SECRETS|FEDERATION SSO|SESSION TIMEOUT|API AUTHORIZATION|
+SESSION TIMEOUT|HARDCODED SECRETS|FEDERATION SSO|API AUTHORIZATION|ML AI SECURITY|
 LOG RETENTION|DATA EVENT LOGGING|DB AUDIT LOGGING|ACCESS LOGGING|AUDIT TRAIL DISABLED|CENTRAL LOG INTEGRATION|
 VULN SCANNING OFF|VULN FINDINGS OPEN|THREAT DETECTION OFF|POSTURE SERVICE OFF|SENSITIVE DATA DISCOVERY|
 UNSUPPORTED VERSION|AUTO UPGRADE|OS PATCHING|MALWARE PROTECTION|
 PITR DISABLED|VERSIONING DISABLED|BACKUP DISABLED|DELETION PROTECTION|SINGLE ZONE|
 VM PUBLIC IP|EMAIL THREAT PROTECTION|EXTERNAL SHARING|SAAS ADMIN AUDIT|SERVICE LOGGING|GUEST CONFIG BASELINE|CONTAINER SERVICE HARDENING|DNS SECURITY|NETWORK FIREWALL|RESOURCE HYGIENE|SAAS IDENTITY HARDENING"""
-ORDER = [k.strip() for k in ORDER.replace('\n', '').split('|')]
+ORDER = [k.strip() for k in ORDER.replace('\n', '').split('|') if k.strip() not in DROP]
 SIG = {s['key']: s for s in SIGNALS}
 assert set(ORDER) == set(SIG), (set(SIG) - set(ORDER), set(ORDER) - set(SIG))
 for k, o in OV.items():
+    if k in DROP:
+        continue
     assert k in SIG, k
     SIG[k].update({kk: vv for kk, vv in o.items() if kk != 'platforms'})
     if 'platforms' in o:
@@ -223,7 +235,16 @@ for k in ORDER:
     pats = [(re.compile(p), c, None) for p, c in s['pats']] + [(re.compile(p), c, pl) for p, c, pl in s.get('extra', [])]
     COMPILED.append((s, pats, re.compile(s['ctx']) if s.get('ctx') else None, re.compile(s['neg']) if s.get('neg') else None))
 
+PRE = [  # evaluated before the ordered signal patterns: (regex, signal key or None to leave unmapped, conf, platforms)
+    (re.compile(r'enable logging by category group|diagnostic setting|resource logs in|diagnostic logs'), 'SERVICE LOGGING', H, ['azure']),
+    (re.compile(r'private dns zone'), None, None, ['azure']),
+    (re.compile(r'azure monitor agent|dependency agent|data collection rule|log analytics agent|monitoring agent'), 'SERVICE LOGGING', M, ['azure']),
+]
+
 def classify(r):
+    for rx, key, conf, pl in PRE:
+        if r['plat'] in pl and rx.search(r['text']):
+            return (SIG[key], conf) if key else (None, None)
     for s, pats, ctx, neg in COMPILED:
         for rx, conf, pl in pats:
             if pl is not None:
@@ -391,6 +412,11 @@ def dump(path, obj):
     with open(path, 'w') as f:
         yaml.safe_dump(obj, f, sort_keys=False, width=150, allow_unicode=True, default_flow_style=False)
 
+for d in ('signals', 'finding-templates'):
+    dd = os.path.join(ROOT, d)
+    for fn in os.listdir(dd) if os.path.isdir(dd) else []:
+        if re.match(r'GEN(-\d+)?\.yaml$', fn):
+            os.remove(os.path.join(dd, fn))
 cats = sorted({s['category'] for s in signals_out})
 chunk = 40
 for i in range(0, len(signals_out), chunk):
@@ -407,6 +433,8 @@ for i in range(0, len(templates_out), tch):
     fn = 'GEN.yaml' if i == 0 else f'GEN-{i // tch + 1}.yaml'
     dump(os.path.join(ROOT, 'finding-templates', fn), {'templates': templates_out[i:i + tch]})
 for tool, ms in tool_maps.items():
+    seen_m = set()
+    ms[:] = [m for m in ms if (m['rule_id'], m['template']) not in seen_m and not seen_m.add((m['rule_id'], m['template']))]
     ms.sort(key=lambda m: m['rule_id'])
     dump(os.path.join(ROOT, 'tool-mappings', f'{tool}.yaml'), {'tool_id': tool, 'mappings': ms})
 os.makedirs(os.path.join(ROOT, 'rule-ids'), exist_ok=True)

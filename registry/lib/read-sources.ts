@@ -26,6 +26,7 @@ import {
   type ToolSource,
 } from '../../src/schemas/registry-source.js';
 import type { Issues } from './issues.js';
+import { byString } from './model.js';
 
 // ajv-formats ships CommonJS with a default export property.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -87,8 +88,11 @@ export function listSourceFiles(sourcesDir: string): SourceFile[] {
     }
   };
   walk(sourcesDir);
-  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return out.sort((a, b) => byString(withoutExtension(a.rel), withoutExtension(b.rel)) || byString(a.rel, b.rel));
 }
+
+/** signals/HIPAA sorts before signals/HIPAA-2, so a domain's header file is read before its parts. */
+const withoutExtension = (rel: string) => rel.replace(/\.[^./]+$/, '');
 
 /** sha256 over every file's path and bytes plus the compiler's own fingerprint: decides staleness. */
 export function hashSources(files: SourceFile[], compilerFingerprint: string): string {
@@ -290,7 +294,7 @@ export function parseSources(files: SourceFile[], issues: Issues): ParsedSources
         break;
       }
       case 'finding-templates': {
-        const result = parseListFile<FindingTemplatesFile, FindingTemplateSource>(file, FindingTemplatesFile, 'finding_templates', issues, invalidIds.templates);
+        const result = parseListFile<FindingTemplatesFile, FindingTemplateSource>(file, FindingTemplatesFile, 'templates', issues, invalidIds.templates);
         if (result) parsed.templates.push(...result.records);
         break;
       }

@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { ApiError } from '../http/errors.js';
 import type { Tier } from '../tiers.js';
-import { assess, type GapRegistry } from './engine.js';
-import { validateAnalysisRequest, type RequestRegistry } from './request.js';
+import { assess } from './engine.js';
+import { gapIndexOf } from './gap-index.js';
+import type { Registry } from '../registry/registry.js';
+import { validateAnalysisRequest } from './request.js';
 import { buildResult } from './result.js';
 
 export interface AnalyzeTask {
@@ -29,11 +31,11 @@ export type AnalyzeOutput =
  * One gap analysis from raw request bytes to the serialized response: parse, validate, assess,
  * serialize. Runs in a pool worker, or inline for small requests.
  */
-export function analyze(registry: GapRegistry & RequestRegistry & { manifest: { registry_version: string } }, task: AnalyzeTask): AnalyzeOutput {
+export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
   const started = performance.now();
   try {
     const request = validateAnalysisRequest(task.body, task.tier, registry);
-    const outcome = assess(registry, request.findings, request.frameworks, request.options);
+    const outcome = assess(gapIndexOf(registry), request.findings, request.frameworks, request.options);
     const result = buildResult(outcome, {
       id: task.id,
       createdAt: task.createdAt,

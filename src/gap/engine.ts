@@ -1,6 +1,7 @@
 import {
   evidenceKind,
   higherSeverity,
+  SEVERITY_RANK,
   postureScore,
   postureStatus,
   priorityLabel,
@@ -108,6 +109,9 @@ export interface AnalysisOutcome {
   synergies: FrameworkSynergy[];
 }
 
+/** Control ids sort naturally (A.5.2 before A.5.10); one shared collator, since creating one per compare is costly. */
+const controlOrder = new Intl.Collator('en', { numeric: true });
+
 const rankOfRelationship = (relationship: Reach['relationship']) => (relationship === 'primary' ? 0 : 1);
 
 /**
@@ -121,6 +125,8 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
   let unmapped = 0;
   let analyzed = 0;
 
+  // Many findings share a signal: filter each signal's mappings once per analysis.
+  const usableMappings = new Map<string, Array<{ key: string; framework: string; control_id: string; relationship: Reach['relationship']; confidence: number }>>();
   for (const finding of findings) {
     if (finding.status === 'resolved' && !options.include_resolved) {
       excludedResolved += 1;
@@ -128,16 +134,20 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     }
     analyzed += 1;
     const kind = evidenceKind(finding.status);
-    let reached = false;
-    for (const mapping of registry.mappingsOfSignal(finding.signal_id)) {
-      if (!requested.has(mapping.framework) || mapping.confidence < options.min_confidence) continue;
-      reached = true;
-      const key = `${mapping.framework}|${mapping.control_id}`;
-      let bucket = reachesByControl.get(key);
-      if (!bucket) reachesByControl.set(key, (bucket = { framework: mapping.framework, controlId: mapping.control_id, reaches: [] }));
+    let usable = usableMappings.get(finding.signal_id);
+    if (!usable) {
+      usable = registry
+        .mappingsOfSignal(finding.signal_id)
+        .filter((m) => requested.has(m.framework) && m.confidence >= options.min_confidence)
+        .map((m) => ({ key: `${m.framework}|${m.control_id}`, framework: m.framework, control_id: m.control_id, relationship: m.relationship, confidence: m.confidence }));
+      usableMappings.set(finding.signal_id, usable);
+    }
+    if (!usable.length) unmapped += 1;
+    for (const mapping of usable) {
+      let bucket = reachesByControl.get(mapping.key);
+      if (!bucket) reachesByControl.set(mapping.key, (bucket = { framework: mapping.framework, controlId: mapping.control_id, reaches: [] }));
       bucket.reaches.push({ finding, kind, relationship: mapping.relationship, confidence: mapping.confidence });
     }
-    if (!reached) unmapped += 1;
   }
 
   const assessments = new Map<string, ControlAssessment[]>();
@@ -156,7 +166,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     const assessedCount = assessed.length;
     counts.not_assessed = framework.control_count - assessedCount;
     const gaps = assessed.filter((a) => a.status !== 'compliant').sort(byGapOrder);
-    const compliant = assessed.filter((a) => a.status === 'compliant').sort((a, b) => a.control.id.localeCompare(b.control.id, 'en', { numeric: true }));
+    const compliant = assessed.filter((a) => a.status === 'compliant').sort((a, b) => controlOrder.compare(a.control.id, b.control.id));
     const criticalGaps = gaps.filter((g) => g.severity === 'critical').length;
     const highGaps = gaps.filter((g) => g.severity === 'high').length;
     const score = postureScore(counts.compliant, counts.partially_compliant, assessedCount);
@@ -255,7 +265,7 @@ function assessControl(registry: GapRegistry, framework: string, control: Contro
     severity = higherSeverity(severity, reach.finding.severity?.level ?? registry.signal(reach.finding.signal_id)!.severity);
   }
   const ordered = [...reaches].sort(
-    (a, b) => rankOfRelationship(a.relationship) - rankOfRelationship(b.relationship) || b.confidence - a.confidence || a.finding.id.localeCompare(b.finding.id),
+    (a, b) => rankOfRelationship(a.relationship) - rankOfRelationship(b.relationship) || b.confidence - a.confidence || byCodeUnits(a.finding.id, b.finding.id),
   );
   return { framework, control, status, confidence: Math.max(...deciding.map((r) => r.confidence)), severity, reaches: ordered };
 }
@@ -267,12 +277,18 @@ function byGapOrder(a: ControlAssessment, b: ControlAssessment): number {
   return (
     (a.status === 'non_compliant' ? 0 : 1) - (b.status === 'non_compliant' ? 0 : 1) ||
     SEVERITY_ORDER[a.severity ?? 'info'] - SEVERITY_ORDER[b.severity ?? 'info'] ||
-    a.control.id.localeCompare(b.control.id, 'en', { numeric: true })
+    controlOrder.compare(a.control.id, b.control.id)
   );
 }
 
+/** A gap reached by hundreds of findings would otherwise list hundreds of steps. */
+export const MAX_REMEDIATION_STEPS = 10;
+
 function remediationFor(registry: GapRegistry, framework: string, gap: ControlAssessment, gapFrameworksBySignal: Map<string, Map<string, Set<string>>>): Remediation {
-  const signalIds = [...new Set(gap.reaches.filter((r) => r.kind !== 'passing').map((r) => r.finding.signal_id))];
+  // Most severe signals first, so their steps come first when the list is cut.
+  const signalIds = [...new Set(gap.reaches.filter((r) => r.kind !== 'passing').map((r) => r.finding.signal_id))].sort(
+    (a, b) => SEVERITY_RANK[registry.signal(b)!.severity] - SEVERITY_RANK[registry.signal(a)!.severity] || byCodeUnits(a, b),
+  );
   let frameworksTouched = 1;
   let effort: Effort = 'low';
   const hints: string[] = [];
@@ -286,6 +302,7 @@ function remediationFor(registry: GapRegistry, framework: string, gap: ControlAs
     const templates = registry.templatesOfSignal(signalId);
     const candidates = templates.length ? templates.flatMap((t) => t.remediation.steps) : [signal.remediation_hint];
     for (const step of candidates) {
+      if (steps.length >= MAX_REMEDIATION_STEPS) break;
       const normalized = step.trim().toLowerCase();
       if (seenSteps.has(normalized)) continue;
       seenSteps.add(normalized);
@@ -313,7 +330,7 @@ function commonGaps(registry: GapRegistry, gapFrameworksBySignal: Map<string, Ma
       remediation_overlap: `One fix closes ${controls.length} control gaps across ${affects.join(', ')}: ${signal.remediation_hint}`,
     });
   }
-  return result.sort((a, b) => b.controls_affected.length - a.controls_affected.length || a.signal_id.localeCompare(b.signal_id));
+  return result.sort((a, b) => b.controls_affected.length - a.controls_affected.length || byCodeUnits(a.signal_id, b.signal_id));
 }
 
 const synergyCache = new Map<string, number>();
@@ -360,6 +377,11 @@ function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[]
     }
   }
   return result;
+}
+
+/** Plain ordering for ids: deterministic and cheap, unlike locale-aware comparison. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function ratio(part: number, whole: number): number {

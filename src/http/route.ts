@@ -58,6 +58,8 @@ export interface Route {
   bodyLimit?: 'default' | 'analysis';
   /** Response data schema, for the OpenAPI document. */
   response?: TSchema;
+  /** Schema of the envelope's `meta`, for the OpenAPI document. */
+  meta?: TSchema;
   /** Response media types other than JSON, for the OpenAPI document. */
   produces?: string[];
   /** Error codes this route can answer with beyond the shared ones, for the OpenAPI document. */

@@ -239,7 +239,7 @@ export type FindingTemplateSource = Static<typeof FindingTemplateSource>;
 
 export const FindingTemplatesFile = Closed({
   domain: Type.Optional(DomainCode),
-  finding_templates: Type.Array(FindingTemplateSource),
+  templates: Type.Array(FindingTemplateSource),
 });
 export type FindingTemplatesFile = Static<typeof FindingTemplatesFile>;
 
