@@ -1,6 +1,6 @@
 /**
  * Piscina task module: thin wrappers over pure functions in src/. Each worker opens the compiled
- * registry read-only once, on its first task, and keeps it for its life.
+ * registry read-only once, when the thread starts, and keeps it for its life.
  */
 import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -12,16 +12,12 @@ import { gapIndexOf } from '../src/gap/gap-index.js';
 const registry = Registry.open((workerData as { registryDir: string }).registryDir);
 gapIndexOf(registry);
 
-function openRegistry(): Registry {
-  return registry;
-}
-
 /** Marks a result so Piscina transfers `buffer` to the main thread instead of copying it. */
 function transferring<T>(value: T, buffer: ArrayBufferLike): T {
   return Piscina.move({ [Piscina.transferableSymbol]: buffer, [Piscina.valueSymbol]: value } as never) as unknown as T;
 }
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
-  const output = analyzeRequest(openRegistry(), task);
+  const output = analyzeRequest(registry, task);
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
