@@ -6,6 +6,7 @@ import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { Registry } from '../src/registry/registry.js';
 import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from '../src/gap/analyze.js';
+import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src/validation/validator.js';
 import { gapIndexOf } from '../src/gap/gap-index.js';
 
 // Open the registry and build the gap index when the thread starts, not on its first task.
@@ -20,4 +21,9 @@ function transferring<T>(value: T, buffer: ArrayBufferLike): T {
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeRequest(registry, task);
   return output.ok ? transferring(output, output.payload.buffer) : output;
+}
+
+/** POST /v1/validate/batch above the inline size: schema checks only, no registry reads. */
+export function validateBatch(task: ValidateBatchTask): BatchOutcome {
+  return validateItems(task.schema, task.items);
 }

@@ -151,6 +151,7 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
 
   // ---- crosswalk records (needed by control detail) ----
   const crosswalks = controlCrosswalks(model, pairs);
+  const catalogIndex = (ref: { framework: string; control_id: string }) => model.frameworkByCode.get(ref.framework)!.byId.get(ref.control_id)!.index;
   const related = new Map<string, Array<RelatedControl & { rank: number; index: number }>>();
   const crosswalksOfPair = new Map<string, ControlCrosswalk[]>();
   for (const record of crosswalks) {
@@ -158,7 +159,6 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
       [record.control_a, record.control_b],
       [record.control_b, record.control_a],
     ]) {
-      const target = model.frameworkByCode.get(to.framework)!.byId.get(to.control_id)!;
       push(related, `${from.framework}|${from.control_id}`, {
         framework: to.framework,
         control_id: to.control_id,
@@ -166,7 +166,7 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
         relationship: record.relationship,
         strength: record.strength,
         rank: rank(to.framework),
-        index: target.index,
+        index: catalogIndex(to),
       });
     }
     push(crosswalksOfPair, `${record.control_a.framework}|${record.control_b.framework}`, record);
@@ -174,7 +174,9 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
   for (const [pair, list] of crosswalksOfPair) {
     const [a, b] = pair.split('|');
     put(keys.controlCrosswalks(a, b), list);
-    put(keys.controlCrosswalks(b, a), list.map(flipCrosswalk));
+    const flipped = list.map(flipCrosswalk);
+    flipped.sort((x, y) => catalogIndex(x.control_a) - catalogIndex(y.control_a) || catalogIndex(x.control_b) - catalogIndex(y.control_b));
+    put(keys.controlCrosswalks(b, a), flipped);
   }
 
   // ---- frameworks and controls ----

@@ -60,6 +60,8 @@ export interface Route {
   response?: TSchema;
   /** Schema of the envelope's `meta`, for the OpenAPI document. */
   meta?: TSchema;
+  /** The JSON body is `response` itself, not {data, meta} (default: bare for the public probes only). */
+  bare?: boolean;
   /** Response media types other than JSON, for the OpenAPI document. */
   produces?: string[];
   /** Error codes this route can answer with beyond the shared ones, for the OpenAPI document. */

@@ -53,6 +53,12 @@ export function validateObject(schema: SchemaType, data: unknown): ValidationErr
   return (validate.errors ?? []).map(toValidationError);
 }
 
+/** Input of the `validateBatch` worker task. */
+export interface ValidateBatchTask {
+  schema: SchemaType;
+  items: unknown[];
+}
+
 export interface BatchOutcome {
   results: BatchItemResult[];
   summary: { total: number; valid: number; invalid: number };

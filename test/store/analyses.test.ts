@@ -1,0 +1,80 @@
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDataStore } from '../../src/store/database.js';
+import { AnalysisStore, newAnalysisId, startSweeper } from '../../src/store/analyses.js';
+import { ApiError } from '../../src/http/errors.js';
+import type { AnalysisIndexEntry } from '../../src/store/database.js';
+
+function entry(id: string, account: string, createdAt: Date, retentionDays: number): AnalysisIndexEntry {
+  return {
+    id,
+    account,
+    created_at: createdAt.toISOString(),
+    expires_at: AnalysisStore.expiryOf(createdAt, retentionDays).toISOString(),
+    frameworks: ['HIPAA'],
+    posture_status: 'at_risk',
+    posture_score: 70,
+    critical_gaps: 0,
+    high_gaps: 1,
+    status: 'completed',
+  };
+}
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (error) {
+    return error instanceof ApiError ? error.code : 'not-an-api-error';
+  }
+}
+
+t.test('analysis ids: GAP-<date>-<50 random bits>', async (t) => {
+  const date = new Date('2026-11-21T10:00:00Z');
+  const ids = new Set(Array.from({ length: 1000 }, () => newAnalysisId(date)));
+  t.equal(ids.size, 1000, 'no collisions in 1000');
+  for (const id of [...ids].slice(0, 20)) t.match(id, /^GAP-2026-11-21-[0-9A-HJKMNP-TV-Z]{10}$/);
+});
+
+t.test('retention, expiry and the sweeper with an injected clock', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'csr-analyses-'));
+  const data = openDataStore(dir);
+  t.teardown(async () => {
+    await data.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const store = new AnalysisStore(data);
+  const day0 = new Date('2026-01-01T00:00:00Z');
+  const at = (days: number) => new Date(day0.getTime() + days * 86_400_000);
+
+  await store.save(entry('GAP-2026-01-01-AAAAAAAAAA', 'acme', day0, 30), Buffer.from('{"data":{"id":"A"}}'));
+  await store.save(entry('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(1), 90), Buffer.from('{"data":{"id":"B"}}'));
+  await store.save(entry('GAP-2026-01-01-CCCCCCCCCC', 'other', at(2), 30), Buffer.from('{"data":{"id":"C"}}'));
+
+  t.equal(store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(29)).payload.toString(), '{"data":{"id":"A"}}');
+  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'other', at(1))), 'GAP_NOT_FOUND', "another account's analysis is not found");
+  t.equal(codeOf(() => store.get('GAP-2026-01-01-ZZZZZZZZZZ', 'acme', at(1))), 'GAP_NOT_FOUND');
+  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(30))), 'GAP_EXPIRED', 'expired at created + 30 days, before any sweep');
+
+  const listed = store.list('acme', { offset: 0, limit: 10 }, at(10));
+  t.same(listed.items.map((e) => e.id), ['GAP-2026-01-01-BBBBBBBBBB', 'GAP-2026-01-01-AAAAAAAAAA'], 'newest first, own analyses only');
+  t.equal(store.list('acme', { offset: 0, limit: 10 }, at(31)).total, 1, 'expired analyses drop out of the list');
+
+  t.equal(await store.sweep(at(29)), 0, 'nothing due yet');
+  t.equal(await store.sweep(at(33)), 2, 'A (day 30) and C (day 32) are due');
+  t.equal(data.analyses.getBinary('GAP-2026-01-01-AAAAAAAAAA'), undefined, 'the payload is gone');
+  t.ok(data.analysisIndex.get('GAP-2026-01-01-AAAAAAAAAA')?.swept_at, 'a tombstone remains');
+  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(33))), 'GAP_EXPIRED', '410 after the sweep too');
+  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'other', at(33))), 'GAP_NOT_FOUND', 'tombstones stay private');
+  t.equal(store.get('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(33)).entry.id, 'GAP-2026-01-01-BBBBBBBBBB', 'the 90-day analysis survives');
+  t.equal([...data.analysisExpiry.getRange()].length, 1, 'the expiry index holds only what is still live');
+
+  let now = at(33);
+  const stop = startSweeper(store, 10, () => now, (error) => t.fail(String(error)));
+  now = at(95);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  stop();
+  t.equal(data.analyses.getBinary('GAP-2026-01-01-BBBBBBBBBB'), undefined, 'the interval sweeper removed B after day 91');
+});
