@@ -43,7 +43,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
   const host = env.HOST ?? '0.0.0.0';
   if (host.trim() === '') problems.push('HOST is empty');
-  const defaultWorkers = Math.max(1, Math.min(4, availableParallelism()));
+  // Leave one core to the HTTP thread so registry reads stay fast while analyses run.
+  const defaultWorkers = Math.max(1, Math.min(4, availableParallelism() - 1));
   const config: Config = {
     port: integer(env, 'PORT', 8080, 0, 65535, problems),
     host,

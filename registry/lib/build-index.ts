@@ -8,7 +8,6 @@ import { SEVERITIES } from '../../src/schemas/registry-source.js';
 import type {
   ArtifactType,
   ControlCrosswalk,
-  ControlDetail,
   ControlListItem,
   DomainDetail,
   DomainListItem,
@@ -17,6 +16,7 @@ import type {
   FrameworkDetail,
   FrameworkListItem,
   FrameworkOverlap,
+  MappedSignalRef,
   MappingRecord,
   OverlapStats,
   RegistryStats,
@@ -24,7 +24,6 @@ import type {
   SecurityTool,
   SignalDetail,
   ToolMapping,
-  ToolRuleMatch,
 } from '../../src/schemas/registry.js';
 import {
   keys,
@@ -34,6 +33,7 @@ import {
   SEARCH_OPTIONS,
   toolMappingId,
   type MappingIdList,
+  type StoredControlDetail,
 } from '../../src/registry/layout.js';
 import {
   allMappings,
@@ -124,9 +124,10 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
   const ofSignal = new Map<string, MappingRecord[]>();
   const signalsOfFramework = new Map<string, Set<string>>();
   const controlSignals = new Map<string, MappingRecord[]>();
+  const mappingStarts: number[] = [];
   records.forEach((record, i) => {
     const n = i + 1;
-    put(keys.mapping(n), record);
+    if (i === 0 || records[i - 1].signal_id !== record.signal_id) mappingStarts.push(n);
     for (const list of [
       all,
       ofFramework.get(record.framework) ?? ofFramework.set(record.framework, idList()).get(record.framework)!,
@@ -146,7 +147,8 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
     const [framework, control] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
     put(keys.mappingsByControl(framework, control), list);
   }
-  for (const signal of model.signals) put(keys.mappingsOfSignal(signal.id), ofSignal.get(signal.id) ?? []);
+  for (const signal of model.signals) put(keys.mappingsOfSignal(signal.id), ofSignal.get(signal.id)!);
+  put(keys.mappingStarts, mappingStarts);
   for (const [framework, ids] of signalsOfFramework) put(keys.signalsByFramework(framework), [...ids].sort(byString));
 
   // ---- crosswalk records (needed by control detail) ----
@@ -205,8 +207,10 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
       push(byControlCategory, control.category.toLowerCase(), i);
       push(frameworksOfControl, control.id, framework.code);
       const mapped = controlSignals.get(`${framework.code}|${control.id}`) ?? [];
-      const byStrength = [...mapped].sort((a, b) => b.confidence - a.confidence || byString(a.signal_id, b.signal_id));
-      const detail: ControlDetail = {
+      const refs: MappedSignalRef[] = mapped
+        .map((m) => ({ signal_id: m.signal_id, relationship: m.relationship, confidence: m.confidence, mapping_id: m.id }))
+        .sort((a, b) => b.confidence - a.confidence || byString(a.signal_id, b.signal_id));
+      const detail: StoredControlDetail = {
         id: control.id,
         framework: framework.code,
         title: control.title,
@@ -217,18 +221,7 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
         level: control.level,
         technical: control.prose?.technical ?? null,
         flags: control.flags,
-        mapped_signals: byStrength.map((m) => {
-          const signal = signalById.get(m.signal_id)!;
-          return {
-            signal_id: m.signal_id,
-            title: signal.title,
-            severity: signal.severity,
-            relationship: m.relationship,
-            confidence: m.confidence,
-            rationale: m.rationale,
-            derived: m.derived,
-          };
-        }),
+        mapped_signals: refs,
         related_controls: (related.get(`${framework.code}|${control.id}`) ?? [])
           .sort((a, b) => b.strength - a.strength || a.rank - b.rank || a.index - b.index)
           .map(({ rank: _rank, index: _index, ...ref }) => ref),
@@ -242,7 +235,7 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
         description: detail.description,
         level: control.level,
         technical: detail.technical,
-        mapped_signals: byStrength.map((m) => ({ signal_id: m.signal_id, relationship: m.relationship, confidence: m.confidence })),
+        mapped_signals: refs,
         signal_ids: [...new Set(mapped.map((m) => m.signal_id))].sort(byString),
       };
     });
@@ -316,7 +309,6 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
 
   // ---- tools and tool mappings ----
   const toolById = new Map(model.tools.map((t) => [t.id, t]));
-  const templateById = new Map(model.templates.map((t) => [t.id, t]));
   const toolMappings: ToolMapping[] = model.toolMappings.map((m, i) => ({
     id: toolMappingId(i + 1),
     tool_id: m.tool_id,
@@ -329,34 +321,20 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
   const mappingsByTool = new Map<string, string[]>();
   const mappingsByTemplate = new Map<string, ToolMapping[]>();
   const mappingsByConfidence = new Map<string, string[]>();
-  const rules = new Map<string, ToolRuleMatch[]>();
+  const rules = new Map<string, string[]>();
   for (const m of toolMappings) {
     put(keys.toolMapping(m.id), m);
     push(mappingsByTool, m.tool_id, m.id);
     push(mappingsByTemplate, m.finding_template_id, m);
     push(mappingsByConfidence, m.confidence, m.id);
-    const template = templateById.get(m.finding_template_id)!;
-    push(rules, keys.toolRule(m.tool_id, m.rule_id.toLowerCase()), {
-      tool_id: m.tool_id,
-      tool_name: m.tool_name,
-      rule_id: m.rule_id,
-      confidence: m.confidence,
-      finding_template: {
-        id: template.id,
-        title: template.title,
-        description: template.description,
-        severity: template.severity,
-        category: template.category,
-        signal_id: template.signal_id,
-      },
-    });
+    push(rules, keys.toolRule(m.tool_id, m.rule_id.toLowerCase()), m.id);
   }
   put(keys.toolMappingsAll, toolMappings.map((m) => m.id));
   put(keys.toolMappingsText, Object.fromEntries(toolMappings.map((m) => [m.id, `${m.rule_id} ${m.rule_name}`.toLowerCase()])));
   for (const [tool, ids] of mappingsByTool) put(keys.toolMappingsByTool(tool), ids);
   for (const [template, list] of mappingsByTemplate) put(keys.toolMappingsByTemplate(template), list.map((m) => m.id));
   for (const [confidence, ids] of mappingsByConfidence) put(keys.toolMappingsByConfidence(confidence), ids);
-  for (const [key, matches] of rules) put(key, matches);
+  for (const [key, ids] of rules) put(key, ids);
   const tools: SecurityTool[] = model.tools.map((t) => ({ ...t, mapping_count: mappingsByTool.get(t.id)?.length ?? 0 }));
   for (const tool of tools) put(keys.tool(tool.id), tool);
   put(keys.tools, tools);

@@ -10,7 +10,6 @@ import { join, relative, sep } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import YAML from 'yaml';
 import {
   ArtifactTypesFile,
   ControlProseFile,
@@ -26,6 +25,7 @@ import {
   type ToolSource,
 } from '../../src/schemas/registry-source.js';
 import type { Issues } from './issues.js';
+import { parseYamlFiles, type YamlResult } from './parse-yaml.js';
 import { byString } from './model.js';
 
 // ajv-formats ships CommonJS with a default export property.
@@ -161,21 +161,40 @@ function validateDocument(file: string, doc: unknown, schema: TSchema, listKey: 
   return fileBroken ? undefined : badRecords;
 }
 
-function parseYaml(file: SourceFile, issues: Issues): unknown {
-  const doc = YAML.parseDocument(file.bytes.toString('utf8'));
-  if (doc.errors.length) {
-    for (const error of doc.errors) {
-      const pos = error.linePos?.[0];
-      issues.error(file.rel, '', `YAML error${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${error.message.split('\n')[0]}`);
+/**
+ * A copy of a schema-valid value with object keys in the schema's property order (records, which
+ * have no declared properties, in sorted key order). Every compiled record is then built with
+ * one key order whatever order an author wrote the fields in, so the content hash can be taken
+ * over plain JSON.
+ */
+export function orderBySchema(schema: unknown, value: unknown): unknown {
+  const s = (schema ?? {}) as { properties?: Record<string, unknown>; items?: unknown; patternProperties?: Record<string, unknown>; additionalProperties?: unknown };
+  if (Array.isArray(value)) return value.map((item, i) => orderBySchema(Array.isArray(s.items) ? s.items[i] : s.items, item));
+  if (value === null || typeof value !== 'object') return value;
+  const object = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  if (s.properties) {
+    for (const key of Object.keys(s.properties)) if (key in object) out[key] = orderBySchema(s.properties[key], object[key]);
+  } else {
+    const valueSchema = s.patternProperties ? Object.values(s.patternProperties)[0] : s.additionalProperties;
+    for (const key of Object.keys(object).sort()) out[key] = orderBySchema(valueSchema, object[key]);
+  }
+  return out;
+}
+
+function parsedValue(file: SourceFile, yaml: Map<string, YamlResult>, issues: Issues): unknown {
+  const result = yaml.get(file.rel)!;
+  if (result.errors) {
+    for (const error of result.errors) {
+      issues.error(file.rel, '', `YAML error${error.line ? ` at line ${error.line}, column ${error.col}` : ''}: ${error.message}`);
     }
     return undefined;
   }
-  const value = doc.toJS() as unknown;
-  if (value === null || value === undefined) {
+  if (result.value === null || result.value === undefined) {
     issues.error(file.rel, '', 'file is empty');
     return undefined;
   }
-  return value;
+  return result.value;
 }
 
 function idOf(record: unknown): string | undefined {
@@ -186,16 +205,18 @@ function idOf(record: unknown): string | undefined {
 /** Parses and validates a file with a list of records under listKey; undefined when unusable. */
 function parseListFile<F, R>(
   file: SourceFile,
+  yaml: Map<string, YamlResult>,
   schema: TSchema,
   listKey: string,
   issues: Issues,
   invalid?: Set<string>,
 ): ParsedFile<F, R> | undefined {
-  const doc = parseYaml(file, issues);
-  if (doc === undefined) return undefined;
+  const raw = parsedValue(file, yaml, issues);
+  if (raw === undefined) return undefined;
+  const bad = validateDocument(file.rel, raw, schema, listKey, issues);
+  const doc = orderBySchema(schema, raw);
   const list = (doc as Record<string, unknown>)[listKey];
   const records = Array.isArray(list) ? (list as unknown[]) : [];
-  const bad = validateDocument(file.rel, doc, schema, listKey, issues);
   if (!bad) {
     for (const record of records) {
       const id = idOf(record);
@@ -217,7 +238,10 @@ function parseListFile<F, R>(
 
 const stemOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
 
-export function parseSources(files: SourceFile[], issues: Issues): ParsedSources {
+export async function parseSources(files: SourceFile[], issues: Issues): Promise<ParsedSources> {
+  const yamlFiles = files.filter((file) => file.rel.endsWith('.yaml'));
+  const results = await parseYamlFiles(yamlFiles.map((file) => ({ rel: file.rel, text: file.bytes.toString('utf8') })));
+  const yaml = new Map(results.map((result) => [result.rel, result]));
   const parsed: ParsedSources = {
     frameworks: [],
     controlProse: [],
@@ -258,48 +282,48 @@ export function parseSources(files: SourceFile[], issues: Issues): ParsedSources
       case '':
         if (file.rel === 'registry.yaml') {
           sawMeta = true;
-          const doc = parseYaml(file, issues);
+          const doc = parsedValue(file, yaml, issues);
           if (doc !== undefined && validateDocument(file.rel, doc, RegistryMetaFile, '', issues)?.size === 0) {
-            parsed.meta = doc as RegistryMetaFile;
+            parsed.meta = orderBySchema(RegistryMetaFile, doc) as RegistryMetaFile;
           }
         } else if (file.rel === 'artifact-types.yaml') {
-          const result = parseListFile<ArtifactTypesFile, ArtifactTypeSource>(file, ArtifactTypesFile, 'artifact_types', issues, invalidIds.artifactTypes);
+          const result = parseListFile<ArtifactTypesFile, ArtifactTypeSource>(file, yaml, ArtifactTypesFile, 'artifact_types', issues, invalidIds.artifactTypes);
           if (result) parsed.artifactTypes.push(...result.records);
         } else if (file.rel === 'tools.yaml') {
-          const result = parseListFile<ToolsFile, ToolSource>(file, ToolsFile, 'tools', issues, invalidIds.tools);
+          const result = parseListFile<ToolsFile, ToolSource>(file, yaml, ToolsFile, 'tools', issues, invalidIds.tools);
           if (result) parsed.tools.push(...result.records);
         } else {
           issues.warn(file.rel, '', 'ignored: unknown source file');
         }
         break;
       case 'frameworks': {
-        const result = parseListFile<FrameworkCatalogFile, RecordOf<FrameworkCatalogFile, 'controls'>>(file, FrameworkCatalogFile, 'controls', issues);
+        const result = parseListFile<FrameworkCatalogFile, RecordOf<FrameworkCatalogFile, 'controls'>>(file, yaml, FrameworkCatalogFile, 'controls', issues);
         if (result) parsed.frameworks.push(result);
         else invalidIds.frameworks.add(stemOf(file.rel));
         break;
       }
       case 'controls': {
-        const result = parseListFile<ControlProseFile, RecordOf<ControlProseFile, 'controls'>>(file, ControlProseFile, 'controls', issues);
+        const result = parseListFile<ControlProseFile, RecordOf<ControlProseFile, 'controls'>>(file, yaml, ControlProseFile, 'controls', issues);
         if (result) parsed.controlProse.push(result);
         break;
       }
       case 'signals': {
-        const result = parseListFile<SignalsFile, RecordOf<SignalsFile, 'signals'>>(file, SignalsFile, 'signals', issues, invalidIds.signals);
+        const result = parseListFile<SignalsFile, RecordOf<SignalsFile, 'signals'>>(file, yaml, SignalsFile, 'signals', issues, invalidIds.signals);
         if (result) parsed.signalFiles.push(result);
         break;
       }
       case 'crosswalks': {
-        const result = parseListFile<CrosswalkFile, RecordOf<CrosswalkFile, 'rows'>>(file, CrosswalkFile, 'rows', issues);
+        const result = parseListFile<CrosswalkFile, RecordOf<CrosswalkFile, 'rows'>>(file, yaml, CrosswalkFile, 'rows', issues);
         if (result) parsed.crosswalks.push(result);
         break;
       }
       case 'finding-templates': {
-        const result = parseListFile<FindingTemplatesFile, FindingTemplateSource>(file, FindingTemplatesFile, 'templates', issues, invalidIds.templates);
+        const result = parseListFile<FindingTemplatesFile, FindingTemplateSource>(file, yaml, FindingTemplatesFile, 'templates', issues, invalidIds.templates);
         if (result) parsed.templates.push(...result.records);
         break;
       }
       case 'tool-mappings': {
-        const result = parseListFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>(file, ToolMappingsFile, 'mappings', issues);
+        const result = parseListFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>(file, yaml, ToolMappingsFile, 'mappings', issues);
         if (result) parsed.toolMappingFiles.push(result);
         break;
       }

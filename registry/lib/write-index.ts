@@ -14,21 +14,14 @@ import type { RegistryManifest } from '../../src/schemas/registry.js';
 const BUILD_DIR = /^[0-9a-f]{64}$/;
 const TEMP_DIR = /^tmp-(\d+)-[0-9a-f]+$/;
 
-/** JSON with object keys sorted at every level: the same content always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const fields = Object.keys(value as object)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${fields.join(',')}}`;
-}
-
-/** sha256 over the entries in key order: independent of build time and of source file order. */
+/**
+ * sha256 over the entries in key order. Values are hashed as plain JSON: the compiler builds every
+ * record with a fixed key order (source records are re-keyed in schema order when read), so the
+ * hash depends on the content only, not on build time, file order or field order in a file.
+ */
 export function contentHash(entries: Map<string, unknown>): string {
   const hash = createHash('sha256');
-  for (const key of [...entries.keys()].sort()) hash.update(`${key}\0${canonicalJson(entries.get(key))}\n`);
+  for (const key of [...entries.keys()].sort()) hash.update(`${key}\0${JSON.stringify(entries.get(key))}\n`);
   return hash.digest('hex');
 }
 

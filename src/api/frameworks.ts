@@ -66,7 +66,8 @@ function checkControlCategory(registry: Registry, code: string, category: string
 }
 
 function controlView(c: ControlListItem) {
-  return { id: c.id, framework: c.framework, title: c.title, category: c.category, description: c.description, level: c.level, mapped_signals: c.mapped_signals };
+  const mappedSignals = c.mapped_signals.map((m) => ({ signal_id: m.signal_id, confidence: m.confidence, relationship: m.relationship }));
+  return { id: c.id, framework: c.framework, title: c.title, category: c.category, description: c.description, level: c.level, mapped_signals: mappedSignals };
 }
 
 /**
@@ -115,7 +116,7 @@ function getControl({ params, query, services }: RouteContext<{ framework?: stri
     framework = candidates[0];
   }
   const control = registry.control(framework, params.id);
-  if (!control) throw notFound('Control', `${framework} ${params.id}`);
+  if (!control) throw notFound(`${framework} control`, params.id);
   return json(control);
 }
 

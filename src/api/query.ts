@@ -71,7 +71,8 @@ export function windowMeta(total: number, window: PageWindow): { total: number; 
 export function resolveFramework(registry: Registry, parameter: string, value: string, allowed: readonly string[] = frameworkCodes(registry)): string {
   const code = registry.resolveFrameworkCode(value);
   if (code === undefined || !allowed.includes(code)) {
-    throw invalidParameter(parameter, value, { valid_values: allowed, reason: `unknown framework code; use one of ${allowed.join(', ')}` });
+    const reason = code === undefined ? 'is not a known framework code' : `${code} is not one of the frameworks accepted here`;
+    throw invalidParameter(parameter, value, { valid_values: allowed, reason });
   }
   return code;
 }

@@ -221,3 +221,20 @@ async function sendStream(res: HttpResponse, state: ResponseState, response: Out
     state.done = true;
   }
 }
+
+/**
+ * A bare uWS server that answers every request with the same bytes. Benchmarks run it beside the
+ * service so that figures are ratios to what the socket layer alone can do on the same machine.
+ */
+export function startBaselineServer(host: string, body: Buffer): Promise<{ port: number; close(): void }> {
+  const app = uWS.App();
+  app.any('/*', (res) => {
+    res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json; charset=utf-8').end(body);
+  });
+  return new Promise((resolve, reject) => {
+    app.listen(host, 0, (listenSocket: us_listen_socket | false) => {
+      if (!listenSocket) return reject(new Error('baseline server could not listen'));
+      resolve({ port: uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket), close: () => uWS.us_listen_socket_close(listenSocket) });
+    });
+  });
+}

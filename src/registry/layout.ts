@@ -8,6 +8,7 @@
  * model refuses a build of another layout, and the build is then stale.
  */
 import type { Options as SearchOptions } from 'minisearch';
+import type { ControlDetail, MappedSignalRef } from '../schemas/registry.js';
 
 export const LAYOUT_VERSION = 1;
 
@@ -18,6 +19,9 @@ export interface MappingIdList {
   n: number[];
   confidence: number[];
 }
+
+/** A control detail as stored: the read model completes each mapped signal from its mapping and signal. */
+export type StoredControlDetail = Omit<ControlDetail, 'mapped_signals'> & { mapped_signals: MappedSignalRef[] };
 
 export const keys = {
   meta: 'meta',
@@ -33,8 +37,10 @@ export const keys = {
   signalsByFramework: (framework: string) => join('signals', 'framework', framework),
   searchIndex: 'search-index',
 
-  mapping: (n: number) => join('mapping', String(n)),
+  /** MappingRecord[] of one signal. Mapping numbers are contiguous per signal (sorted by signal id). */
   mappingsOfSignal: (signalId: string) => join('mappings', 'signal', signalId),
+  /** First mapping number of each signal, aligned with signalsAll: locates MAP-<n> without a key per mapping. */
+  mappingStarts: 'mapping-starts',
   mappingsAll: 'mappings',
   mappingsByFramework: (framework: string) => join('mappings', 'framework', framework),
   mappingsByControl: (framework: string, controlId: string) => join('mappings', 'control', framework, controlId),
@@ -49,6 +55,7 @@ export const keys = {
   controls: (framework: string) => join('controls', framework),
   /** Indexes into controls(framework), keyed by lower-cased control category. */
   controlsByCategory: (framework: string, categoryLower: string) => join('controls', framework, 'category', categoryLower),
+  /** ControlDetail whose mapped_signals are MappedSignalRefs; the read model adds titles and rationales. */
   control: (framework: string, id: string) => join('control', framework, id),
   frameworksOfControlId: (id: string) => join('control-frameworks', id),
 
@@ -82,6 +89,7 @@ export const keys = {
   toolMappingsByConfidence: (confidence: string) => join('tool-mappings', 'confidence', confidence),
   /** { id: lower-cased "rule_id rule_name" } for the q filter. */
   toolMappingsText: 'tool-mappings-text',
+  /** Tool mapping ids of (tool, lower-cased rule id). */
   toolRule: (toolId: string, ruleId: string) => join('tool-rule', toolId, ruleId),
 
   overlaps: 'overlaps',

@@ -36,7 +36,15 @@ import type {
   ToolMapping,
   ToolRuleMatch,
 } from '../schemas/registry.js';
-import { keys, LAYOUT_VERSION, mappingNumber, normalizeFrameworkSpelling, SEARCH_OPTIONS, type MappingIdList } from './layout.js';
+import {
+  keys,
+  LAYOUT_VERSION,
+  mappingNumber,
+  normalizeFrameworkSpelling,
+  SEARCH_OPTIONS,
+  type MappingIdList,
+  type StoredControlDetail,
+} from './layout.js';
 import { readManifest } from './manifest.js';
 
 export interface SignalFilter {
@@ -248,7 +256,22 @@ export class Registry {
 
   mapping(id: string): MappingRecord | undefined {
     const n = mappingNumber(id);
-    return n === undefined ? undefined : this.get<MappingRecord>(keys.mapping(n));
+    return n === undefined ? undefined : this.mappingByNumber(n);
+  }
+
+  /** Mapping numbers are contiguous per signal: find the signal by binary search over its first number. */
+  private mappingByNumber(n: number): MappingRecord | undefined {
+    const starts = this.get<number[]>(keys.mappingStarts) ?? [];
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= n) lo = mid;
+      else hi = mid - 1;
+    }
+    if (!starts.length || n < starts[0]) return undefined;
+    const signalId = this.list(keys.signalsAll)[lo];
+    return this.mappingsOfSignal(signalId)[n - starts[lo]];
   }
 
   /** Mappings of a signal (authored and derived), optionally of one framework (code or alias). */
@@ -284,7 +307,7 @@ export class Registry {
     const numbers: number[] = [];
     for (const list of lists) list.n.forEach((n, i) => list.confidence[i] >= min && numbers.push(n));
     if (lists.length > 1) numbers.sort((a, b) => a - b);
-    return { total: numbers.length, items: slice(numbers, page).map((n) => this.get<MappingRecord>(keys.mapping(n))!) };
+    return { total: numbers.length, items: slice(numbers, page).map((n) => this.mappingByNumber(n)!) };
   }
 
   // ---- domains ----
@@ -326,9 +349,19 @@ export class Registry {
     return indexes ? indexes.map((i) => all[i]) : EMPTY;
   }
 
+  /** Control detail; each mapped signal carries its title, severity, rationale (a new object per call). */
   control(framework: string, id: string): ControlDetail | undefined {
     const code = this.resolveFrameworkCode(framework);
-    return code ? this.get<ControlDetail>(keys.control(code, id)) : undefined;
+    const stored = code ? this.get<StoredControlDetail>(keys.control(code, id)) : undefined;
+    if (!stored) return undefined;
+    return {
+      ...stored,
+      mapped_signals: stored.mapped_signals.map((ref) => {
+        const signal = this.signal(ref.signal_id)!;
+        const mapping = this.mapping(ref.mapping_id)!;
+        return { ...ref, title: signal.title, severity: signal.severity, rationale: mapping.rationale, derived: mapping.derived };
+      }),
+    };
   }
 
   /** Codes of the frameworks that have a control with this id (more than one: the id is ambiguous). */
@@ -428,8 +461,18 @@ export class Registry {
   }
 
   /** What a scanner rule means: its finding templates (rule id compared case-insensitively). */
-  lookupToolRule(toolId: string, ruleId: string): readonly ToolRuleMatch[] {
-    return this.get<ToolRuleMatch[]>(keys.toolRule(toolId, ruleId.toLowerCase())) ?? EMPTY;
+  lookupToolRule(toolId: string, ruleId: string): ToolRuleMatch[] {
+    return this.list(keys.toolRule(toolId, ruleId.toLowerCase())).map((id) => {
+      const m = this.toolMapping(id)!;
+      const t = this.findingTemplate(m.finding_template_id)!;
+      return {
+        tool_id: m.tool_id,
+        tool_name: m.tool_name,
+        rule_id: m.rule_id,
+        confidence: m.confidence,
+        finding_template: { id: t.id, title: t.title, description: t.description, severity: t.severity, category: t.category, signal_id: t.signal_id },
+      };
+    });
   }
 
   // ---- crosswalks ----

@@ -116,6 +116,8 @@ export const MappedSignalRef = Type.Object({
   signal_id: Type.String(),
   relationship: Relationship,
   confidence: Type.Number(),
+  /** The mapping record (MAP-<n>) behind the reference. */
+  mapping_id: Type.String(),
 });
 export type MappedSignalRef = Static<typeof MappedSignalRef>;
 
@@ -154,15 +156,10 @@ export const ControlDetail = Type.Object({
   technical: Type.Union([Type.Boolean(), Type.Null()]),
   flags: Type.Record(Type.String(), Type.Unknown()),
   mapped_signals: Type.Array(
-    Type.Object({
-      signal_id: Type.String(),
-      title: Type.String(),
-      severity: Severity,
-      relationship: Relationship,
-      confidence: Type.Number(),
-      rationale: Type.String(),
-      derived: Type.Boolean(),
-    }),
+    Type.Composite([
+      MappedSignalRef,
+      Type.Object({ title: Type.String(), severity: Severity, rationale: Type.String(), derived: Type.Boolean() }),
+    ]),
   ),
   related_controls: Type.Array(RelatedControl),
 });

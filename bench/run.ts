@@ -1,0 +1,176 @@
+/**
+ * npm run bench: starts the service (and a bare uWS baseline) as child processes on loopback,
+ * checks that every scenario answers as expected, loads each with autocannon for a bounded time,
+ * and writes p50/p99 latency, throughput and errors with the git sha to bench/results/.
+ */
+import autocannon from 'autocannon';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { projectRoot, defaultRegistryDir } from '../src/paths.js';
+import { openDataStore } from '../src/store/database.js';
+import { AccountStore } from '../src/store/accounts.js';
+import { Registry } from '../src/registry/registry.js';
+import { scenarios, type Scenario } from './scenarios/index.js';
+
+/** Enough Enterprise accounts (1,000 requests/minute each) that rate limits never shape the load. */
+const ACCOUNTS = 2000;
+
+interface Result {
+  name: string;
+  requests: number;
+  throughput_rps: number;
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  errors: number;
+  non_2xx: number;
+  target_p99_ms?: number;
+  meets_target?: boolean;
+}
+
+async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { child, port: Number(chunk.toString().trim().split('\n')[0]) };
+}
+
+async function waitForHealth(port: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('service did not become healthy');
+}
+
+function load(port: number, scenario: Scenario, keys: string[]): Promise<autocannon.Result> {
+  let next = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${port}${scenario.path}`,
+    method: scenario.method,
+    connections: scenario.connections,
+    duration: scenario.durationSeconds,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        method: scenario.method,
+        path: scenario.path,
+        body: scenario.body,
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` } }),
+      },
+    ],
+  });
+}
+
+function summarise(scenario: Scenario, result: autocannon.Result): Result {
+  const p99 = result.latency.p99;
+  return {
+    name: scenario.name,
+    requests: result.requests.total,
+    throughput_rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p90_ms: result.latency.p90,
+    p99_ms: p99,
+    max_ms: result.latency.max,
+    errors: result.errors + result.timeouts,
+    non_2xx: result.non2xx,
+    ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: p99 <= scenario.targetP99Ms }),
+  };
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'csr-bench-'));
+  const store = openDataStore(dataDir);
+  const accounts = new AccountStore(store);
+  const keys: string[] = [];
+  for (let i = 0; i < ACCOUNTS; i++) keys.push((await accounts.createKey(`bench-${i}`, 'enterprise')).key);
+  await store.close();
+
+  const registry = Registry.open(defaultRegistryDir);
+  const plan = scenarios(registry);
+  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+  const service = spawn(process.execPath, [join(projectRoot, 'dist/src/server.js')], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await portFromLog(service);
+  await waitForHealth(port);
+
+  const sampleBody = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${plan[0].path}`, { headers: { authorization: `Bearer ${keys[0]}` } })).arrayBuffer());
+  const bodyFile = join(dataDir, 'baseline-body.json');
+  writeFileSync(bodyFile, sampleBody);
+  const baseline = await startChild(join(projectRoot, 'dist/bench/baseline.js'), [bodyFile], env);
+
+  for (const scenario of plan) {
+    const target = scenario.baseline ? baseline.port : port;
+    const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, { method: scenario.method, body: scenario.body, headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json' } });
+    await probe.arrayBuffer();
+    if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status}`);
+  }
+
+  const results: Result[] = [];
+  for (const scenario of plan) {
+    const target = scenario.baseline ? baseline.port : port;
+    process.stderr.write(`running: ${scenario.name} (${scenario.durationSeconds} s)\n`);
+    if (scenario.alongside) {
+      const other = plan.find((s) => s.name === scenario.alongside)!;
+      const [main, background] = await Promise.all([load(target, scenario, keys), load(port, { ...other, durationSeconds: scenario.durationSeconds }, keys)]);
+      results.push(summarise(scenario, main), summarise({ ...other, name: `${other.name} (alongside)` }, background));
+    } else {
+      results.push(summarise(scenario, await load(target, scenario, keys)));
+    }
+  }
+
+  service.kill('SIGTERM');
+  baseline.child.kill('SIGTERM');
+  await once(service, 'exit');
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const sha = (() => {
+    try {
+      return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, encoding: 'utf8' }).trim();
+    } catch {
+      return 'unknown';
+    }
+  })();
+  const baselineRps = results[0].throughput_rps;
+  const report = {
+    git_sha: sha,
+    run_at: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    registry: registry.manifest.counts,
+    results: results.map((r) => ({ ...r, throughput_vs_baseline: baselineRps ? Math.round((1000 * r.throughput_rps) / baselineRps) / 1000 : null })),
+  };
+  await registry.close();
+  mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
+  const file = join(projectRoot, 'bench', 'results', `${report.run_at.replace(/[:.]/g, '-')}-${sha}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\n| scenario | req/s | × baseline | p50 ms | p99 ms | max ms | errors | non-2xx | p99 target |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of report.results) {
+    const target = r.target_p99_ms === undefined ? '' : `${r.target_p99_ms} ms ${r.meets_target ? 'met' : 'MISSED'}`;
+    console.log(`| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${target} |`);
+  }
+  console.log(`\nsha ${sha}; results written to ${file}`);
+}
+
+/** The service logs its port in its first JSON line ("listening"). */
+function portFromLog(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /"port":(\d+)/.exec(buffered);
+      if (match) resolve(Number(match[1]));
+    };
+    // Keep draining stdout after the port is known, so the child never blocks on a full pipe.
+    child.stdout!.on('data', onData);
+    child.once('exit', () => reject(new Error('service exited before listening')));
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

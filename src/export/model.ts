@@ -1,0 +1,248 @@
+/**
+ * The shared model every export writer reads: a stored analysis narrowed to the selected
+ * frameworks (summary re-pooled over them), and flattened into one row per assessed control per
+ * framework. Pure: the same stored result and options always give the same rows.
+ */
+import type { AnalysisResult } from '../gap/result.js';
+import { postureScore, postureStatus, type PostureStatus } from '../gap/scoring.js';
+import type { ExportFormat, ResolvedExportOptions } from '../schemas/export.js';
+
+export type AnalysisData = AnalysisResult['data'];
+export type AnalysisMeta = AnalysisResult['meta'];
+export type FrameworkResult = AnalysisData['by_framework'][string];
+export type GapResult = FrameworkResult['gaps'][number];
+export type CompliantResult = FrameworkResult['compliant'][number];
+export type CommonGap = AnalysisData['cross_framework']['common_gaps'][number];
+export type FrameworkSynergy = AnalysisData['cross_framework']['framework_synergies'][number];
+
+/** Evidence items of a control, for analyses stored without include_evidence_requirements. */
+export type EvidenceLookup = (framework: string, controlId: string) => readonly string[] | undefined;
+
+/** Bumped when a column, sheet or field of any export format changes meaning or position. */
+export const EXPORT_FORMAT_VERSION = '1.0.0';
+
+export interface ExportHeader {
+  format: ExportFormat;
+  format_version: string;
+  generated_at: string;
+  analysis_id: string;
+  account: string;
+  filters: { frameworks: string[] | null; include_remediation: boolean; include_evidence: boolean };
+}
+
+export function exportHeader(format: ExportFormat, analysisId: string, account: string, generatedAt: string, options: ResolvedExportOptions): ExportHeader {
+  return {
+    format,
+    format_version: EXPORT_FORMAT_VERSION,
+    generated_at: generatedAt,
+    analysis_id: analysisId,
+    account,
+    filters: { frameworks: options.frameworks ?? null, include_remediation: options.include_remediation, include_evidence: options.include_evidence },
+  };
+}
+
+export interface SelectionSummary {
+  posture: PostureStatus;
+  score: number | null;
+  coverage: number;
+  controls_total: number;
+  controls_assessed: number;
+  counts: { compliant: number; partially_compliant: number; non_compliant: number; not_assessed: number };
+  critical_gaps: number;
+  high_gaps: number;
+}
+
+/** A stored analysis seen through the export options. */
+export interface ExportView {
+  data: AnalysisData;
+  meta: AnalysisMeta;
+  options: ResolvedExportOptions;
+  /** Selected framework codes, in the analysis's order. */
+  frameworks: string[];
+  /** The summary pooled over the selected frameworks only (the stored one when nothing is filtered). */
+  summary: SelectionSummary;
+  /** Common gaps that still touch two or more selected frameworks, kept whole (see docs/exports.md). */
+  commonGaps: CommonGap[];
+  /** Synergies between two selected frameworks. */
+  synergies: FrameworkSynergy[];
+  /** Evidence items of an assessed control ([] when none are known). */
+  evidenceOf(framework: string, controlId: string, gap?: GapResult): readonly string[];
+}
+
+export function parseStoredAnalysis(payload: Uint8Array): { data: AnalysisData; meta: AnalysisMeta } {
+  return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8')) as AnalysisResult;
+}
+
+export function exportView(stored: { data: AnalysisData; meta: AnalysisMeta }, options: ResolvedExportOptions, lookup?: EvidenceLookup): ExportView {
+  const { data, meta } = stored;
+  const all = Object.keys(data.by_framework);
+  const wanted = options.frameworks ? new Set(options.frameworks) : undefined;
+  const frameworks = wanted ? all.filter((code) => wanted.has(code)) : all;
+  const selected = new Set(frameworks);
+  const cross = data.cross_framework ?? { common_gaps: [], framework_synergies: [] };
+  return {
+    data,
+    meta,
+    options,
+    frameworks,
+    summary: pooledSummary(frameworks.map((code) => data.by_framework[code].posture)),
+    commonGaps: cross.common_gaps.filter((gap) => gap.affects_frameworks.filter((code) => selected.has(code)).length >= 2),
+    synergies: cross.framework_synergies.filter((s) => selected.has(s.primary_framework) && selected.has(s.synergy_with)),
+    evidenceOf(framework, controlId, gap) {
+      return gap?.evidence_requirements ?? lookup?.(framework, controlId) ?? [];
+    },
+  };
+}
+
+/** The same pooling rule as the analysis summary (docs/scoring.md), over the selected frameworks. */
+function pooledSummary(postures: ReadonlyArray<FrameworkResult['posture']>): SelectionSummary {
+  const counts = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
+  let total = 0;
+  let critical = 0;
+  let high = 0;
+  for (const p of postures) {
+    counts.compliant += p.controls_compliant;
+    counts.partially_compliant += p.controls_partial;
+    counts.non_compliant += p.controls_non_compliant;
+    counts.not_assessed += p.controls_not_assessed;
+    total += p.controls_total;
+    critical += p.critical_gaps;
+    high += p.high_gaps;
+  }
+  const assessed = total - counts.not_assessed;
+  const score = postureScore(counts.compliant, counts.partially_compliant, assessed);
+  return {
+    posture: postureStatus(score, critical + high > 0),
+    score,
+    coverage: total === 0 ? 0 : Math.round((1000 * assessed) / total) / 1000,
+    controls_total: total,
+    controls_assessed: assessed,
+    counts,
+    critical_gaps: critical,
+    high_gaps: high,
+  };
+}
+
+export interface RowRemediation {
+  priority: string;
+  priority_rank: number;
+  effort: string;
+  guidance: string;
+  steps: string[];
+}
+
+/** One assessed control of one framework: a gap or a compliant control. */
+export interface ControlRow {
+  framework: string;
+  framework_name: string;
+  control_id: string;
+  control_title: string;
+  category: string;
+  status: string;
+  /** null for compliant controls (no failing evidence). */
+  severity: string | null;
+  confidence: number;
+  signal_ids: string[];
+  finding_ids: string[];
+  /** Only with include_remediation; null when the control has none (compliant, or stored without). */
+  remediation?: RowRemediation | null;
+  /** Only with include_evidence. */
+  evidence?: readonly string[];
+}
+
+/** Rows of every selected framework: gaps first (most urgent first, as stored), then compliant controls. */
+export function* controlRows(view: ExportView): Generator<ControlRow> {
+  for (const code of view.frameworks) {
+    const framework = view.data.by_framework[code];
+    for (const gap of framework.gaps) yield gapRow(view, code, framework.name, gap);
+    for (const control of framework.compliant) yield compliantRow(view, code, framework.name, control);
+  }
+}
+
+export function gapRow(view: ExportView, code: string, name: string, gap: GapResult): ControlRow {
+  const row: ControlRow = {
+    framework: code,
+    framework_name: name,
+    control_id: gap.control.id,
+    control_title: gap.control.title,
+    category: gap.control.category,
+    status: gap.status,
+    severity: gap.severity,
+    confidence: gap.confidence,
+    signal_ids: unique(gap.findings.map((f) => f.signal_id)),
+    finding_ids: gap.findings.map((f) => f.finding_id),
+  };
+  if (view.options.include_remediation) {
+    const r = gap.remediation;
+    row.remediation = r ? { priority: r.priority, priority_rank: r.priority_rank, effort: r.effort, guidance: r.guidance, steps: r.steps } : null;
+  }
+  if (view.options.include_evidence) row.evidence = view.evidenceOf(code, gap.control.id, gap);
+  return row;
+}
+
+function compliantRow(view: ExportView, code: string, name: string, control: CompliantResult): ControlRow {
+  const row: ControlRow = {
+    framework: code,
+    framework_name: name,
+    control_id: control.control.id,
+    control_title: control.control.title,
+    category: control.control.category,
+    status: control.status,
+    severity: null,
+    confidence: control.confidence,
+    signal_ids: unique(control.validated_by.map((v) => v.signal_id)),
+    finding_ids: control.validated_by.map((v) => v.finding_id),
+  };
+  if (view.options.include_remediation) row.remediation = null;
+  if (view.options.include_evidence) row.evidence = view.evidenceOf(code, control.control.id);
+  return row;
+}
+
+/** Every gap of the selection, most urgent first: priority rank, then status, severity and framework order. */
+export function gapsByUrgency(view: ExportView): Array<{ framework: string; gap: GapResult }> {
+  const severityRank: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+  const all = view.frameworks.flatMap((code, order) => view.data.by_framework[code].gaps.map((gap, index) => ({ framework: code, gap, order, index })));
+  all.sort(
+    (a, b) =>
+      (a.gap.remediation?.priority_rank ?? 9) - (b.gap.remediation?.priority_rank ?? 9) ||
+      (a.gap.status === 'non_compliant' ? 0 : 1) - (b.gap.status === 'non_compliant' ? 0 : 1) ||
+      severityRank[a.gap.severity ?? 'info'] - severityRank[b.gap.severity ?? 'info'] ||
+      b.gap.findings.length - a.gap.findings.length ||
+      a.order - b.order ||
+      a.index - b.index,
+  );
+  return all.map(({ framework, gap }) => ({ framework, gap }));
+}
+
+/** Multi-valued cells (ids, steps, evidence) are joined with this in csv and xlsx. */
+export const LIST_SEPARATOR = ' | ';
+
+/**
+ * Spreadsheet formula injection (OWASP "CSV injection"): a text cell that begins with = + - @,
+ * a tab or a carriage return can be run as a formula by Excel or LibreOffice. A leading single
+ * quote makes it text and is what those tools show as the neutral form.
+ */
+export function neutralizeFormula(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+/** Human words for the enum values shown in pdf and xlsx. */
+export const STATUS_LABELS: Record<string, string> = {
+  compliant: 'Compliant',
+  partially_compliant: 'Partially compliant',
+  non_compliant: 'Non-compliant',
+  not_assessed: 'Not assessed',
+  at_risk: 'At risk',
+};
+
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
+
+export function capitalize(word: string | null | undefined): string {
+  return word ? word[0].toUpperCase() + word.slice(1) : '';
+}

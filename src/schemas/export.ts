@@ -1,0 +1,67 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** The export formats of spec 4.4, in the order error details list them. */
+export const EXPORT_FORMATS = ['json', 'csv', 'pdf', 'xlsx'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/**
+ * A closed set as a plain `enum` rather than a union of literals, so that a bad value fails on the
+ * `enum` keyword and the pipeline answers invalid_parameter with valid_values.
+ */
+const Format = Type.Unsafe<ExportFormat>({ type: 'string', enum: [...EXPORT_FORMATS], default: 'json', description: 'File format of the export' });
+
+const FrameworkFilter = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  minItems: 1,
+  maxItems: 32,
+  description: 'Only these frameworks of the analysis (codes in any accepted spelling)',
+});
+
+/** POST /v1/gap-analysis/:id/export (Variant A). `format` defaults to json as in Variant B. */
+export const ExportBody = Type.Object(
+  {
+    format: Type.Optional(Format),
+    options: Type.Optional(
+      Type.Object(
+        {
+          include_remediation: Type.Optional(Type.Boolean({ default: true, description: 'Remediation columns and sections' })),
+          include_evidence: Type.Optional(Type.Boolean({ default: false, description: 'Evidence requirement columns and sections' })),
+          frameworks: Type.Optional(FrameworkFilter),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExportBody = Static<typeof ExportBody>;
+
+/**
+ * GET /v1/gap-analysis/:id/export (Variant B): format and include_evidence, plus the Variant A
+ * options as query parameters (a builder accepts the union of both variants' fields).
+ */
+export const ExportQuery = Type.Object({
+  format: Type.Optional(Format),
+  include_evidence: Type.Optional(Type.Boolean({ default: false })),
+  include_remediation: Type.Optional(Type.Boolean({ default: true })),
+  frameworks: Type.Optional(FrameworkFilter),
+});
+export type ExportQuery = Static<typeof ExportQuery>;
+
+/** What the renderExport worker task receives: the stored analysis bytes and the resolved options. */
+export interface RenderExportTask {
+  format: 'pdf' | 'xlsx';
+  /** The stored create response, `{"data":…,"meta":…}` in UTF-8; transferred, not copied. */
+  payload: Uint8Array;
+  options: ResolvedExportOptions;
+  /** Owner account and export time, for the cover page and the Summary sheet. */
+  account: string;
+  generatedAt: string;
+}
+
+/** Export options after defaults and framework-code resolution. */
+export interface ResolvedExportOptions {
+  /** Canonical codes; undefined = every framework of the analysis. */
+  frameworks?: string[];
+  include_remediation: boolean;
+  include_evidence: boolean;
+}
