@@ -8,6 +8,9 @@ import { Registry } from '../src/registry/registry.js';
 import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from '../src/gap/analyze.js';
 import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src/validation/validator.js';
 import { gapIndexOf } from '../src/gap/gap-index.js';
+import { registryEvidence } from '../src/export/model.js';
+import { renderExport as renderExportFile } from '../src/export/render.js';
+import type { RenderExportTask } from '../src/schemas/export.js';
 
 // Open the registry and build the gap index when the thread starts, not on its first task.
 const registry = Registry.open((workerData as { registryDir: string }).registryDir);
@@ -26,4 +29,10 @@ export function analyze(task: AnalyzeTask): AnalyzeOutput {
 /** POST /v1/validate/batch above the inline size: schema checks only, no registry reads. */
 export function validateBatch(task: ValidateBatchTask): BatchOutcome {
   return validateItems(task.schema, task.items);
+}
+
+/** POST/GET /v1/gap-analysis/:id/export as pdf or xlsx: the whole file, transferred back. */
+export async function renderExport(task: RenderExportTask): Promise<Uint8Array> {
+  const file = await renderExportFile(task, registryEvidence(registry));
+  return transferring(file, file.buffer);
 }

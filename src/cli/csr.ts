@@ -13,6 +13,7 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr accounts list                               list accounts and tiers
   csr accounts set-tier NAME TIER                 change an account's tier
   csr registry build [--if-stale]                 compile registry/sources into the LMDB index
+  csr registry report [--json]                    registry depth figures against their targets (docs/registry-report.md)
   csr serve                                       start the HTTP service (same as npm start)
 
 Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default ./data); registry commands honour REGISTRY_DIR.`;
@@ -94,6 +95,12 @@ async function run(argv: string[]): Promise<void> {
     const result = await compileRegistry({ sourcesDir: defaultSourcesDir, outDir: resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir), ifStale: !!values['if-stale'] });
     if (!result.stale && values['if-stale']) out(`registry ${result.manifest.registry_version} is up to date (${result.manifest.content_hash.slice(0, 12)})`);
     else out(`registry ${result.manifest.registry_version} built in ${result.durationMs} ms: ${JSON.stringify(result.manifest.counts)}`);
+    return;
+  }
+  if (group === 'registry' && action === 'report') {
+    const { computeReport, formatReportText, loadReportInput } = await import('../../registry/report.js');
+    const report = computeReport(await loadReportInput(defaultSourcesDir));
+    out(values.json ? JSON.stringify(report, null, 2) : formatReportText(report));
     return;
   }
   if (group === 'serve') {

@@ -43,6 +43,9 @@ const STATUS_COLOR: Record<string, string> = {
   not_assessed: '#B8C2CC',
 };
 
+/** Status colours for text on white: the amber is darkened to stay legible. */
+const STATUS_TEXT_COLOR: Record<string, string> = { ...STATUS_COLOR, partially_compliant: '#A86E00', at_risk: '#C0611A', not_assessed: '#5F6B7A' };
+
 const SEVERITY_COLOR: Record<string, string> = {
   critical: '#8E0000',
   high: '#C62828',
@@ -104,7 +107,7 @@ function cover(doc: Doc, view: ExportView, header: ExportHeader): void {
   doc.roundedRect(LEFT, badgeY, WIDTH, 92, 6).fill(COLOR.panel);
   doc.rect(LEFT, badgeY, 6, 92).fill(STATUS_COLOR[s.posture] ?? COLOR.muted);
   label(doc, 'OVERALL POSTURE', LEFT + 24, badgeY + 16);
-  doc.font(FONT.bold).fontSize(22).fillColor(STATUS_COLOR[s.posture] ?? COLOR.ink).text(statusLabel(s.posture), LEFT + 24, badgeY + 32);
+  doc.font(FONT.bold).fontSize(22).fillColor(STATUS_TEXT_COLOR[s.posture] ?? COLOR.ink).text(statusLabel(s.posture), LEFT + 24, badgeY + 32);
   doc.font(FONT.regular).fontSize(9).fillColor(COLOR.muted).text(`${s.controls_assessed} of ${s.controls_total} controls assessed (${percent(s.coverage)} coverage)`, LEFT + 24, badgeY + 62);
   label(doc, 'POSTURE SCORE', LEFT + 300, badgeY + 16);
   const scoreText = score(s.score);
@@ -152,7 +155,7 @@ function executiveSummary(doc: Doc, view: ExportView): void {
   const s = view.summary;
 
   const tiles: Array<{ value: string; caption: string; color: string }> = [
-    { value: score(s.score), caption: `posture score, ${statusLabel(s.posture).toLowerCase()}`, color: STATUS_COLOR[s.posture] ?? COLOR.navy },
+    { value: score(s.score), caption: `posture score, ${statusLabel(s.posture).toLowerCase()}`, color: STATUS_TEXT_COLOR[s.posture] ?? COLOR.navy },
     { value: `${s.controls_assessed}`, caption: `of ${s.controls_total} controls assessed (${percent(s.coverage)})`, color: COLOR.navy },
     { value: `${s.critical_gaps}`, caption: 'critical gaps', color: SEVERITY_COLOR.critical },
     { value: `${s.high_gaps}`, caption: 'high-risk gaps', color: SEVERITY_COLOR.high },
@@ -299,14 +302,14 @@ function frameworkTable(doc: Doc, view: ExportView): void {
     const p = framework.posture;
     return {
       cells: [code, framework.name, statusLabel(p.status), score(p.score), percent(p.coverage), p.controls_compliant, p.controls_partial, p.controls_non_compliant, p.controls_not_assessed, p.critical_gaps, p.high_gaps].map(String),
-      colors: { 2: STATUS_COLOR[p.status] },
+      colors: { 2: STATUS_TEXT_COLOR[p.status] },
     };
   });
   table(doc, columns, rows, { fontSize: 8, rowHeight: 16 });
 }
 
 function priorityGaps(doc: Doc, view: ExportView): void {
-  doc.moveDown(1.5);
+  doc.y += 28;
   ensure(doc, 200);
   const ordered = gapsByUrgency(view);
   heading(doc, view.options.include_remediation ? 'Priority gaps and remediation' : 'Priority gaps');
@@ -340,7 +343,7 @@ function gapBlock(doc: Doc, view: ExportView, framework: string, gap: GapResult,
     .join('  ·  ');
   const lines: BlockLine[] = [
     { text: `${number}. ${framework} ${gap.control.id}: ${gap.control.title}`, font: FONT.bold, size: 10, color: COLOR.ink },
-    { text: facts, font: FONT.bold, size: 8, color: STATUS_COLOR[gap.status] ?? COLOR.muted, before: 2 },
+    { text: facts, font: FONT.bold, size: 8, color: STATUS_TEXT_COLOR[gap.status] ?? COLOR.muted, before: 2 },
     {
       text: `Signals: ${signals.slice(0, 4).join(', ')}${signals.length > 4 ? ` and ${signals.length - 4} more` : ''}`,
       font: FONT.regular,
@@ -452,15 +455,15 @@ function gapRegister(doc: Doc, view: ExportView): void {
   const columns: TableColumn[] = [
     { title: '#', width: 26, align: 'right' },
     { title: 'Framework', width: 52 },
-    { title: 'Control', width: 74 },
-    { title: 'Title', width: 177 },
-    { title: 'Status', width: 72 },
+    { title: 'Control', width: 80 },
+    { title: 'Title', width: 159 },
+    { title: 'Status', width: 84 },
     { title: 'Severity', width: 44 },
     { title: 'Priority', width: 50 },
   ];
   const rows = ordered.map(({ framework, gap }, i) => ({
     cells: [String(i + 1), framework, gap.control.id, gap.control.title, statusLabel(gap.status), capitalize(gap.severity), gap.remediation ? capitalize(gap.remediation.priority) : ''],
-    colors: { 4: STATUS_COLOR[gap.status], 5: SEVERITY_COLOR[gap.severity ?? 'info'] },
+    colors: { 4: STATUS_TEXT_COLOR[gap.status], 5: SEVERITY_COLOR[gap.severity ?? 'info'] },
   }));
   table(doc, columns, rows, { fontSize: 7.5, rowHeight: 13 });
 }
@@ -574,7 +577,7 @@ function table(doc: Doc, columns: TableColumn[], rows: TableRow[], style: { font
     let x = LEFT;
     doc.font(FONT.bold).fontSize(style.fontSize).fillColor('#FFFFFF');
     for (const column of columns) {
-      doc.text(fit(doc, column.title, column.width - 8), x + 4, y + (style.rowHeight + 2 - style.fontSize) / 2 + 1, { width: column.width - 8, align: column.align ?? 'left', lineBreak: false });
+      cellText(doc, column.title, x + 4, y + (style.rowHeight + 2 - style.fontSize) / 2 + 1, column.width - 8, column.align);
       x += column.width;
     }
     doc.x = LEFT;
@@ -593,8 +596,7 @@ function table(doc: Doc, columns: TableColumn[], rows: TableRow[], style: { font
     columns.forEach((column, c) => {
       const color = row.colors?.[c];
       doc.font(color ? FONT.bold : FONT.regular).fontSize(style.fontSize).fillColor(color ?? COLOR.ink);
-      const text = fit(doc, pdfText(row.cells[c] ?? ''), column.width - 8);
-      doc.text(text, x + 4, y + (style.rowHeight - style.fontSize) / 2 + 1, { width: column.width - 8, align: column.align ?? 'left', lineBreak: false });
+      cellText(doc, pdfText(row.cells[c] ?? ''), x + 4, y + (style.rowHeight - style.fontSize) / 2 + 1, column.width - 8, column.align);
       x += column.width;
     });
     doc.moveTo(LEFT, y + style.rowHeight).lineTo(LEFT + WIDTH, y + style.rowHeight).lineWidth(0.3).strokeColor(COLOR.rule).stroke();
@@ -646,6 +648,16 @@ function ensure(doc: Doc, height: number): void {
   }
 }
 
+/**
+ * One line of a table cell, cut to its width. Drawn without pdfkit's line wrapper, which would
+ * start a new page for a line near the bottom margin even when the row fits.
+ */
+function cellText(doc: Doc, text: string, x: number, y: number, width: number, align: 'left' | 'right' = 'left'): void {
+  const fitted = fit(doc, text, width);
+  const offset = align === 'right' ? width - doc.widthOfString(fitted) : 0;
+  doc.text(fitted, x + offset, y, { lineBreak: false });
+}
+
 /** Cuts a one-line text to `width` points, marking the cut with an ellipsis. */
 function fit(doc: Doc, text: string, width: number): string {
   if (doc.widthOfString(text) <= width) return text;
@@ -662,8 +674,8 @@ function fit(doc: Doc, text: string, width: number): string {
 /** White to navy by share (0..1), for the synergy matrix. */
 function shade(share: number): string {
   const t = Math.max(0, Math.min(1, share));
-  const from = [0xee, 0xf3, 0xfa];
-  const to = [0x1f, 0x38, 0x64];
+  const from = [0xf2, 0xf6, 0xfc];
+  const to = [0x1f, 0x4e, 0x9a];
   return `#${from.map((f, i) => Math.round(f + (to[i] - f) * t).toString(16).padStart(2, '0')).join('')}`;
 }
 

@@ -10,6 +10,7 @@ import { crosswalkRoutes } from '../api/crosswalks.js';
 import { catalogRoutes } from '../api/catalog.js';
 import { validateRoutes } from '../api/validate.js';
 import { openApiRoutes } from '../api/openapi.js';
+import { exportRoutes } from '../api/exports.js';
 import type { Route } from './route.js';
 
 /** The route table: every endpoint the service answers, as data. */
@@ -25,5 +26,6 @@ export const routes: Route[] = [
   ...crosswalkRoutes,
   ...catalogRoutes,
   ...validateRoutes,
+  ...exportRoutes,
   ...openApiRoutes(() => routes),
 ];

@@ -24,6 +24,7 @@ export interface MappingIdList {
 export type StoredControlDetail = Omit<ControlDetail, 'mapped_signals'> & { mapped_signals: MappedSignalRef[] };
 
 export const keys = {
+  /** Registry versions and layout version: read from the manifest, stored so the content hash covers them. */
   meta: 'meta',
   stats: 'stats',
 

@@ -129,14 +129,6 @@ export interface CrosswalkSummary {
   relationship_breakdown: Record<CrosswalkRelationship, number>;
 }
 
-/** Registry meta as stored in the build. */
-interface StoredMeta {
-  registry_version: string;
-  spec_version: string;
-  ocsf_version: string;
-  layout_version: number;
-}
-
 const EMPTY: readonly never[] = Object.freeze([]);
 
 /** Ids present in every list (lists are sorted; the result keeps the first list's order). */
@@ -205,10 +197,6 @@ export class Registry {
 
   private list(key: string): readonly string[] {
     return this.get<string[]>(key) ?? EMPTY;
-  }
-
-  get meta(): StoredMeta {
-    return this.get<StoredMeta>(keys.meta)!;
   }
 
   // ---- signals ----

@@ -18,7 +18,7 @@ t.test('manifest and stats', async (t) => {
   t.equal(registry.manifest.registry_version, '1.0.0');
   t.equal(registry.manifest.counts.signals, 5);
   t.equal(registry.manifest.counts.frameworks, 6);
-  t.equal(registry.meta.ocsf_version, '1.8.0');
+  t.equal(registry.manifest.ocsf_version, '1.8.0');
   const stats = registry.stats();
   t.match(stats, {
     registry_version: '1.0.0',

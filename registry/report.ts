@@ -1,0 +1,634 @@
+/**
+ * Registry depth report (issue 7): the figures that say how deep and how well grounded the
+ * registry content is, each with its target. Computed from the sources exactly as the compiler
+ * sees them (same loader, same integrity checks, same crosswalk derivation), so the figures are
+ * those of the registry a build would serve, plus the few facts a build drops (rule ids of tool
+ * mappings that failed their check, source errors).
+ *
+ * loadReportInput does the I/O; computeReport, reportChecks and formatReportText are pure.
+ * What every figure means and how it is measured: docs/registry-report.md.
+ */
+import { ARTIFACT_CATEGORIES, DOMAIN_CODES, GAP_FRAMEWORK_CODES, PROVIDERS } from '../src/schemas/registry-source.js';
+import { allMappings, crosswalkPairs, type MappingNode } from './lib/derive.js';
+import { buildModel } from './lib/integrity.js';
+import { Issues, type SourceIssue } from './lib/issues.js';
+import { byString, type ControlNode, type RegistryModel } from './lib/model.js';
+import { listSourceFiles, parseSources, type ParsedSources } from './lib/read-sources.js';
+
+// ---- targets ----
+
+export const TARGETS = {
+  signals: 1200,
+  domains: DOMAIN_CODES.length,
+  /** % of a gap-analysis framework's controls with a mapped signal at confidence >= COVERAGE_MIN_CONFIDENCE. */
+  controlCoveragePct: 95,
+  technicalCoveragePct: 100,
+  genFrameworks: 5,
+  /** % of all signals that reach >= REACH_FRAMEWORKS gap-analysis frameworks through grounded mappings. */
+  groundedReachPct: 60,
+  toolRuleIds: 2500,
+  tools: 5,
+  artifactTypes: 120,
+} as const;
+
+export const COVERAGE_MIN_CONFIDENCE = 0.7;
+export const REACH_FRAMEWORKS = 2;
+/** A rationale shorter than this (after trimming) says nothing: counted as missing. */
+export const MIN_RATIONALE_CHARS = 20;
+/** Provenance kinds that do not rest on our judgement alone. */
+export const GROUNDED_KINDS = ['crosswalk', 'scanner_rule'] as const;
+/** The source format asks for 2-4 evidence items per control. */
+export const EVIDENCE_ITEMS = { min: 2, max: 4 } as const;
+
+const GAP = GAP_FRAMEWORK_CODES as readonly string[];
+
+// ---- input ----
+
+export interface ReportInput {
+  model: RegistryModel;
+  /** Authored plus crosswalk-derived mappings, as the compiler writes them. */
+  mappings: MappingNode[];
+  /** The parsed sources (raw tool mappings and rule-id lists, before integrity filtering). */
+  parsed: ParsedSources;
+  errors: SourceIssue[];
+}
+
+/** Reads and checks the sources with the compiler's own loader; writes nothing. */
+export async function loadReportInput(sourcesDir: string): Promise<ReportInput> {
+  const issues = new Issues();
+  const parsed = await parseSources(listSourceFiles(sourcesDir), issues);
+  const model = buildModel(parsed, issues);
+  const mappings = allMappings(model, crosswalkPairs(model));
+  return { model, mappings, parsed, errors: issues.errors };
+}
+
+// ---- report shape ----
+
+export interface DomainFigures {
+  domain: string;
+  signals: number;
+  declared_categories: string[];
+  used_categories: string[];
+  /** Used by a signal but missing from the domain header (target: none). */
+  undeclared_categories: string[];
+  /** Declared in the header, used by no signal (allowed; listed for information). */
+  unused_categories: string[];
+}
+
+export interface FrameworkCoverage {
+  framework: string;
+  controls: number;
+  /** Controls with >= 1 mapping (authored or derived) at confidence >= 0.7. */
+  covered: number;
+  covered_pct: number;
+  /** The same with authored mappings only (derived crosswalk mappings left out). */
+  covered_authored: number;
+  covered_authored_pct: number;
+  technical: number;
+  technical_covered: number;
+  technical_covered_pct: number;
+  uncovered: string[];
+  technical_uncovered: string[];
+  /** Controls without description, guidance or evidence (all controls of the catalog). */
+  missing_prose: string[];
+}
+
+export interface ToolFigures {
+  tool: string;
+  /** Size of rule-ids/<tool>.txt (0 when the tool has no list). */
+  rule_list: number;
+  mappings: number;
+  /** Distinct rule ids mapped that exist in the rule list. */
+  mapped_rule_ids: number;
+  /** Distinct rule names among them (kube-bench repeats one check under every benchmark version). */
+  mapped_rule_names: number;
+  mapped_pct: number;
+  /** Rule ids in tool mappings that are not in rule-ids/<tool>.txt (target: none). */
+  unknown_rule_ids: string[];
+  /** Rule ids of the list that no tool mapping uses. */
+  unmapped: string[];
+  /** Finding templates the tool maps to, and the largest number of rules one template takes. */
+  templates: number;
+  max_rules_per_template: number;
+}
+
+export interface ReportCheck {
+  id: string;
+  label: string;
+  value: number;
+  /** Human form of the target, e.g. ">= 1200" or "0". */
+  target: string;
+  unit: '' | '%';
+  pass: boolean;
+}
+
+export interface RegistryReport {
+  registry_version: string;
+  source_errors: number;
+  signals: {
+    total: number;
+    by_domain: DomainFigures[];
+    /** Groups of signal ids sharing a normalized title / description. */
+    duplicate_titles: string[][];
+    duplicate_descriptions: string[][];
+  };
+  coverage: FrameworkCoverage[];
+  controls: {
+    /** Gap-analysis controls with >= 1 mapping at confidence >= 0.7 that lack description, guidance or evidence. */
+    covered_missing_prose: string[];
+    missing_prose: number;
+    /** Evidence items that are fragments of a split sentence (unbalanced brackets, a lower-case first word). */
+    evidence_fragments: string[];
+    /** Controls whose evidence list is not 2-4 items. */
+    evidence_count_off: string[];
+  };
+  gen: {
+    signals: number;
+    /** GEN signals reaching < 5 gap-analysis frameworks (authored + derived mappings). */
+    under_target: Array<{ signal_id: string; frameworks: string[] }>;
+    /** Histogram: number of gap-analysis frameworks reached → GEN signals. */
+    frameworks_histogram: Record<string, number>;
+  };
+  reach: {
+    /** Signals reaching >= 2 gap-analysis frameworks through crosswalk / scanner_rule mappings only. */
+    grounded: number;
+    grounded_pct: number;
+    /** Same, when the signal's own-domain primary framework is counted as well (informational). */
+    grounded_with_home: number;
+    grounded_with_home_pct: number;
+    /** Same, any provenance (informational). */
+    any_provenance: number;
+    any_provenance_pct: number;
+    by_domain: Record<string, { signals: number; grounded: number; grounded_pct: number }>;
+  };
+  mappings: {
+    total: number;
+    authored: number;
+    derived: number;
+    by_provenance: Record<string, number>;
+    /** Mappings (authored or derived) without a rationale of >= 20 characters. */
+    missing_rationale: string[];
+    /** Mappings whose provenance is missing or incomplete for its kind. */
+    missing_provenance: string[];
+    /** scanner_rule provenance citing rule ids that are not in the tool's rule list. */
+    unknown_provenance_rules: string[];
+  };
+  tools: {
+    by_tool: ToolFigures[];
+    /** Distinct (tool, rule id) pairs with a mapping, over every tool (known ids only). */
+    rule_ids: number;
+    tools_with_mappings: number;
+    unknown_rule_ids: number;
+  };
+  artifact_types: {
+    total: number;
+    by_category: Record<string, number>;
+    cloud: number;
+    /** Cloud types with provider mappings for >= 3 distinct providers. */
+    cloud_three_providers: number;
+    /** Providers (aws, azure, …) → artifact types with a mapping for it. */
+    by_provider: Record<string, number>;
+    /** Types without any provider mapping, by category. */
+    without_provider: Record<string, number>;
+  };
+  checks: ReportCheck[];
+}
+
+// ---- helpers ----
+
+/** Lower case, accents and punctuation dropped, whitespace collapsed: "same text" ignoring form. */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+const pct = (part: number, whole: number) => (whole ? Math.floor((1000 * part) / whole) / 10 : 100);
+
+function duplicateGroups(items: Array<{ id: string; text: string }>): string[][] {
+  const byText = new Map<string, string[]>();
+  for (const item of items) {
+    const key = normalizeText(item.text);
+    const list = byText.get(key);
+    if (list) list.push(item.id);
+    else byText.set(key, [item.id]);
+  }
+  return [...byText.values()].filter((ids) => ids.length > 1).map((ids) => ids.sort(byString)).sort((a, b) => byString(a[0], b[0]));
+}
+
+/** An evidence item that is a piece of a sentence split at its commas. */
+export function isEvidenceFragment(item: string): boolean {
+  const open = (item.match(/\(/g) ?? []).length;
+  const close = (item.match(/\)/g) ?? []).length;
+  if (open !== close) return true;
+  const first = item.trim().split(/\s+/)[0] ?? '';
+  return /^[a-z]+$/.test(first);
+}
+
+function hasProse(control: ControlNode): boolean {
+  const prose = control.prose;
+  return !!prose && !!prose.description?.trim() && !!prose.guidance?.trim() && (prose.evidence ?? []).some((e) => e.trim());
+}
+
+const mappingLabel = (m: MappingNode) => `${m.signal_id} → ${m.framework} ${m.control_id}${m.derived ? ' (derived)' : ''}`;
+
+function provenanceComplete(m: MappingNode): boolean {
+  const p = m.provenance as { kind?: string; source?: string; via?: string; rules?: string[] } | undefined;
+  if (!p || !p.kind) return false;
+  if (p.kind === 'expert') return true;
+  if (p.kind === 'crosswalk') return !!p.source && !!p.via;
+  if (p.kind === 'scanner_rule') return !!p.source && !!p.rules?.length;
+  return false;
+}
+
+// ---- computation ----
+
+export function computeReport(input: ReportInput): RegistryReport {
+  const { model, mappings, parsed } = input;
+  const signals = model.signals;
+
+  // signals and domains
+  const byDomain: DomainFigures[] = DOMAIN_CODES.map((code) => {
+    const header = model.domains.find((d) => d.code === code);
+    const own = signals.filter((s) => s.domain === code);
+    const declared = Object.keys(header?.categories ?? {});
+    const used: string[] = [...new Set(own.map((s) => s.category as string))].sort(byString);
+    return {
+      domain: code,
+      signals: own.length,
+      declared_categories: declared,
+      used_categories: used,
+      undeclared_categories: used.filter((c) => !declared.includes(c)),
+      unused_categories: declared.filter((c) => !used.includes(c)),
+    };
+  });
+
+  // mappings per signal and per control
+  const ofSignal = new Map<string, MappingNode[]>();
+  const ofControl = new Map<string, MappingNode[]>();
+  for (const m of mappings) {
+    (ofSignal.get(m.signal_id) ?? ofSignal.set(m.signal_id, []).get(m.signal_id)!).push(m);
+    const key = `${m.framework}|${m.control_id}`;
+    (ofControl.get(key) ?? ofControl.set(key, []).get(key)!).push(m);
+  }
+
+  // control coverage
+  const coverage: FrameworkCoverage[] = [];
+  const coveredMissingProse: string[] = [];
+  const evidenceFragments: string[] = [];
+  const evidenceCountOff: string[] = [];
+  let missingProse = 0;
+  for (const framework of model.frameworks.filter((f) => GAP.includes(f.code))) {
+    const figures: FrameworkCoverage = {
+      framework: framework.code,
+      controls: framework.controls.length,
+      covered: 0,
+      covered_pct: 0,
+      covered_authored: 0,
+      covered_authored_pct: 0,
+      technical: 0,
+      technical_covered: 0,
+      technical_covered_pct: 0,
+      uncovered: [],
+      technical_uncovered: [],
+      missing_prose: [],
+    };
+    for (const control of framework.controls) {
+      const strong = (ofControl.get(`${framework.code}|${control.id}`) ?? []).filter((m) => m.confidence >= COVERAGE_MIN_CONFIDENCE);
+      const covered = strong.length > 0;
+      const technical = control.prose?.technical === true;
+      if (covered) figures.covered++;
+      else figures.uncovered.push(control.id);
+      if (strong.some((m) => !m.derived)) figures.covered_authored++;
+      if (technical) {
+        figures.technical++;
+        if (covered) figures.technical_covered++;
+        else figures.technical_uncovered.push(control.id);
+      }
+      if (!hasProse(control)) {
+        figures.missing_prose.push(control.id);
+        missingProse++;
+        if (covered) coveredMissingProse.push(`${framework.code} ${control.id}`);
+      }
+      const evidence = control.prose?.evidence ?? [];
+      for (const item of evidence) if (isEvidenceFragment(item)) evidenceFragments.push(`${framework.code} ${control.id}: ${item}`);
+      if (control.prose && (evidence.length < EVIDENCE_ITEMS.min || evidence.length > EVIDENCE_ITEMS.max)) {
+        evidenceCountOff.push(`${framework.code} ${control.id} (${evidence.length})`);
+      }
+    }
+    figures.covered_pct = pct(figures.covered, figures.controls);
+    figures.covered_authored_pct = pct(figures.covered_authored, figures.controls);
+    figures.technical_covered_pct = pct(figures.technical_covered, figures.technical);
+    coverage.push(figures);
+  }
+
+  // frameworks reached per signal
+  const reached = (signalId: string, keep: (m: MappingNode) => boolean) =>
+    new Set((ofSignal.get(signalId) ?? []).filter((m) => GAP.includes(m.framework) && keep(m)).map((m) => m.framework));
+  const isGrounded = (m: MappingNode) => (GROUNDED_KINDS as readonly string[]).includes(m.provenance.kind);
+
+  // GEN
+  const genSignals = signals.filter((s) => s.domain === 'GEN');
+  const histogram: Record<string, number> = {};
+  const genUnder: RegistryReport['gen']['under_target'] = [];
+  for (const signal of genSignals) {
+    const frameworks = reached(signal.id, () => true);
+    histogram[frameworks.size] = (histogram[frameworks.size] ?? 0) + 1;
+    if (frameworks.size < TARGETS.genFrameworks) genUnder.push({ signal_id: signal.id, frameworks: [...frameworks] });
+  }
+
+  // grounded reach
+  let grounded = 0;
+  let groundedWithHome = 0;
+  let anyProvenance = 0;
+  const reachByDomain: RegistryReport['reach']['by_domain'] = {};
+  for (const signal of signals) {
+    const g = reached(signal.id, isGrounded);
+    const ok = g.size >= REACH_FRAMEWORKS;
+    if (ok) grounded++;
+    const withHome = new Set(g);
+    if (signal.domain !== 'GEN' && g.size > 0) withHome.add(signal.domain);
+    if (withHome.size >= REACH_FRAMEWORKS) groundedWithHome++;
+    if (reached(signal.id, () => true).size >= REACH_FRAMEWORKS) anyProvenance++;
+    const d = (reachByDomain[signal.domain] ??= { signals: 0, grounded: 0, grounded_pct: 0 });
+    d.signals++;
+    if (ok) d.grounded++;
+  }
+  for (const d of Object.values(reachByDomain)) d.grounded_pct = pct(d.grounded, d.signals);
+
+  // mapping quality
+  const byProvenance: Record<string, number> = {};
+  const missingRationale: string[] = [];
+  const missingProvenance: string[] = [];
+  for (const m of mappings) {
+    const kind = m.provenance?.kind ?? 'none';
+    const key = `${kind}${m.derived ? ' (derived)' : ''}`;
+    byProvenance[key] = (byProvenance[key] ?? 0) + 1;
+    if ((m.rationale ?? '').trim().length < MIN_RATIONALE_CHARS) missingRationale.push(mappingLabel(m));
+    if (!provenanceComplete(m)) missingProvenance.push(mappingLabel(m));
+  }
+  const unknownProvenanceRules: string[] = [];
+  for (const signal of signals) {
+    for (const m of signal.mappings) {
+      const p = m.provenance;
+      if (p.kind !== 'scanner_rule' || !p.source) continue;
+      const known = parsed.ruleIds.get(p.source);
+      for (const rule of p.rules ?? []) if (!known?.has(rule)) unknownProvenanceRules.push(`${signal.id} → ${p.source} ${rule}`);
+    }
+  }
+
+  // tools
+  const toolIds = [...new Set([...parsed.ruleIds.keys(), ...parsed.toolMappingFiles.map((f) => f.doc.tool_id)])].sort(byString);
+  const byTool: ToolFigures[] = toolIds.map((tool) => {
+    const list = parsed.ruleIds.get(tool) ?? new Set<string>();
+    const records = parsed.toolMappingFiles.filter((f) => f.doc.tool_id === tool).flatMap((f) => f.records.map((r) => r.value));
+    const mapped = new Set<string>();
+    const names = new Set<string>();
+    const unknown = new Set<string>();
+    const perTemplate = new Map<string, Set<string>>();
+    for (const r of records) {
+      if (list.has(r.rule_id)) {
+        mapped.add(r.rule_id);
+        names.add(normalizeText(r.rule_name));
+      } else unknown.add(r.rule_id);
+      (perTemplate.get(r.template) ?? perTemplate.set(r.template, new Set()).get(r.template)!).add(r.rule_id);
+    }
+    return {
+      tool,
+      rule_list: list.size,
+      mappings: records.length,
+      mapped_rule_ids: mapped.size,
+      mapped_rule_names: names.size,
+      mapped_pct: pct(mapped.size, list.size),
+      unknown_rule_ids: [...unknown].sort(byString),
+      unmapped: [...list].filter((id) => !mapped.has(id)).sort(byString),
+      templates: perTemplate.size,
+      max_rules_per_template: Math.max(0, ...[...perTemplate.values()].map((s) => s.size)),
+    };
+  });
+
+  // artifact types
+  const byCategory: Record<string, number> = Object.fromEntries(ARTIFACT_CATEGORIES.map((c) => [c, 0]));
+  const byProvider: Record<string, number> = Object.fromEntries(PROVIDERS.map((p) => [p, 0]));
+  const withoutProvider: Record<string, number> = {};
+  let cloud = 0;
+  let cloudThree = 0;
+  for (const type of model.artifactTypes) {
+    byCategory[type.category] = (byCategory[type.category] ?? 0) + 1;
+    const providers = new Set(type.provider_mappings.map((m) => m.provider));
+    for (const p of providers) byProvider[p] = (byProvider[p] ?? 0) + 1;
+    if (!providers.size) withoutProvider[type.category] = (withoutProvider[type.category] ?? 0) + 1;
+    if (type.category === 'cloud') {
+      cloud++;
+      if (providers.size >= 3) cloudThree++;
+    }
+  }
+
+  const report: Omit<RegistryReport, 'checks'> = {
+    registry_version: model.meta.registry_version,
+    source_errors: input.errors.length,
+    signals: {
+      total: signals.length,
+      by_domain: byDomain,
+      duplicate_titles: duplicateGroups(signals.map((s) => ({ id: s.id, text: s.title }))),
+      duplicate_descriptions: duplicateGroups(signals.map((s) => ({ id: s.id, text: s.description }))),
+    },
+    coverage,
+    controls: {
+      covered_missing_prose: coveredMissingProse,
+      missing_prose: missingProse,
+      evidence_fragments: evidenceFragments,
+      evidence_count_off: evidenceCountOff,
+    },
+    gen: { signals: genSignals.length, under_target: genUnder, frameworks_histogram: histogram },
+    reach: {
+      grounded,
+      grounded_pct: pct(grounded, signals.length),
+      grounded_with_home: groundedWithHome,
+      grounded_with_home_pct: pct(groundedWithHome, signals.length),
+      any_provenance: anyProvenance,
+      any_provenance_pct: pct(anyProvenance, signals.length),
+      by_domain: reachByDomain,
+    },
+    mappings: {
+      total: mappings.length,
+      authored: mappings.filter((m) => !m.derived).length,
+      derived: mappings.filter((m) => m.derived).length,
+      by_provenance: byProvenance,
+      missing_rationale: missingRationale,
+      missing_provenance: missingProvenance,
+      unknown_provenance_rules: unknownProvenanceRules,
+    },
+    tools: {
+      by_tool: byTool,
+      rule_ids: byTool.reduce((sum, t) => sum + t.mapped_rule_ids, 0),
+      tools_with_mappings: byTool.filter((t) => t.mapped_rule_ids > 0).length,
+      unknown_rule_ids: byTool.reduce((sum, t) => sum + t.unknown_rule_ids.length, 0),
+    },
+    artifact_types: {
+      total: model.artifactTypes.length,
+      by_category: byCategory,
+      cloud,
+      cloud_three_providers: cloudThree,
+      by_provider: byProvider,
+      without_provider: withoutProvider,
+    },
+  };
+  return { ...report, checks: reportChecks(report) };
+}
+
+// ---- checks ----
+
+const atLeast = (id: string, label: string, value: number, min: number, unit: '' | '%' = ''): ReportCheck => ({
+  id,
+  label,
+  value,
+  target: `>= ${min}${unit}`,
+  unit,
+  pass: value >= min,
+});
+const none = (id: string, label: string, value: number): ReportCheck => ({ id, label, value, target: '0', unit: '', pass: value === 0 });
+
+/** Every figure that has a target, in report order. */
+export function reportChecks(r: Omit<RegistryReport, 'checks'>): ReportCheck[] {
+  const checks: ReportCheck[] = [
+    none('source_errors', 'source errors (compile would fail)', r.source_errors),
+    atLeast('signals.total', 'signals', r.signals.total, TARGETS.signals),
+    atLeast('signals.domains', 'domains with signals', r.signals.by_domain.filter((d) => d.signals > 0).length, TARGETS.domains),
+    none('signals.duplicate_titles', 'signals sharing a title', r.signals.duplicate_titles.flat().length),
+    none('signals.duplicate_descriptions', 'signals sharing a description', r.signals.duplicate_descriptions.flat().length),
+    none('signals.undeclared_categories', 'categories used but not in the domain header', r.signals.by_domain.reduce((n, d) => n + d.undeclared_categories.length, 0)),
+  ];
+  for (const c of r.coverage) {
+    checks.push(atLeast(`coverage.${c.framework}`, `${c.framework} controls covered (conf >= ${COVERAGE_MIN_CONFIDENCE})`, c.covered_pct, TARGETS.controlCoveragePct, '%'));
+    checks.push(atLeast(`coverage.${c.framework}.technical`, `${c.framework} technical controls covered`, c.technical_covered_pct, TARGETS.technicalCoveragePct, '%'));
+  }
+  checks.push(
+    none('controls.covered_missing_prose', 'covered controls lacking description/guidance/evidence', r.controls.covered_missing_prose.length),
+    none('controls.missing_prose', 'gap-analysis controls lacking description/guidance/evidence', r.controls.missing_prose),
+    none('controls.evidence_fragments', 'evidence items that are sentence fragments', r.controls.evidence_fragments.length),
+    none('gen.under_target', `GEN signals mapping into < ${TARGETS.genFrameworks} frameworks`, r.gen.under_target.length),
+    atLeast('reach.grounded', `signals reaching >= ${REACH_FRAMEWORKS} frameworks via crosswalk/scanner_rule`, r.reach.grounded_pct, TARGETS.groundedReachPct, '%'),
+    none('mappings.missing_rationale', 'mappings lacking a rationale', r.mappings.missing_rationale.length),
+    none('mappings.missing_provenance', 'mappings lacking a complete provenance', r.mappings.missing_provenance.length),
+    none('mappings.unknown_provenance_rules', 'scanner_rule provenance citing unknown rule ids', r.mappings.unknown_provenance_rules.length),
+    atLeast('tools.rule_ids', 'real rule ids with a tool mapping', r.tools.rule_ids, TARGETS.toolRuleIds),
+    atLeast('tools.count', 'tools with tool mappings', r.tools.tools_with_mappings, TARGETS.tools),
+    none('tools.unknown_rule_ids', 'tool-mapping rule ids not in rule-ids/<tool>.txt', r.tools.unknown_rule_ids),
+    atLeast('artifact_types.total', 'artifact types', r.artifact_types.total, TARGETS.artifactTypes),
+  );
+  return checks;
+}
+
+// ---- text output ----
+
+function table(header: string[], rows: Array<Array<string | number>>, alignRight: boolean[] = []): string[] {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (alignRight[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)];
+}
+
+const fmt = (check: ReportCheck) => `${check.value}${check.unit}`;
+
+function sample(ids: readonly string[], n: number): string {
+  if (!ids.length) return '';
+  return ids.length > n ? `${ids.slice(0, n).join(', ')}, … (+${ids.length - n})` : ids.join(', ');
+}
+
+/** The readable report: the targets table first, then the detail tables. */
+export function formatReportText(r: RegistryReport, options: { unmappedSample?: number } = {}): string {
+  const n = options.unmappedSample ?? 12;
+  const out: string[] = [];
+  const failed = r.checks.filter((c) => !c.pass);
+  out.push(`Registry report (registry ${r.registry_version}): ${r.checks.length - failed.length} of ${r.checks.length} targets met`);
+  out.push('');
+  out.push(...table(['figure', 'value', 'target', 'result'], r.checks.map((c) => [c.label, fmt(c), c.target, c.pass ? 'pass' : 'FAIL']), [false, true, true, false]));
+
+  out.push('', 'Signals per domain');
+  out.push(
+    ...table(
+      ['domain', 'signals', 'categories used', 'declared', 'undeclared', 'grounded reach'],
+      r.signals.by_domain.map((d) => [
+        d.domain,
+        d.signals,
+        d.used_categories.length,
+        d.declared_categories.length,
+        d.undeclared_categories.join(' ') || '-',
+        `${r.reach.by_domain[d.domain]?.grounded_pct ?? 0}%`,
+      ]),
+      [false, true, true, true, false, true],
+    ),
+  );
+  out.push(`total ${r.signals.total}`);
+
+  out.push('', `Control coverage (a mapped signal at confidence >= ${COVERAGE_MIN_CONFIDENCE}; authored = without derived crosswalk mappings)`);
+  out.push(
+    ...table(
+      ['framework', 'controls', 'covered', '%', 'authored %', 'technical', 'tech covered', 'tech %', 'no prose'],
+      r.coverage.map((c) => [c.framework, c.controls, c.covered, c.covered_pct, c.covered_authored_pct, c.technical, c.technical_covered, c.technical_covered_pct, c.missing_prose.length]),
+      [false, true, true, true, true, true, true, true, true],
+    ),
+  );
+  for (const c of r.coverage) {
+    if (c.technical_uncovered.length) out.push(`  ${c.framework} technical controls not covered: ${sample(c.technical_uncovered, 20)}`);
+    const other = c.uncovered.filter((id) => !c.technical_uncovered.includes(id));
+    if (other.length) out.push(`  ${c.framework} other controls not covered: ${sample(other, 20)}`);
+  }
+
+  out.push('', 'Cross-framework reach (gap-analysis frameworks)');
+  out.push(`  grounded (crosswalk / scanner_rule mappings only): ${r.reach.grounded} signals, ${r.reach.grounded_pct}%`);
+  out.push(`  grounded, counting the own-domain framework as well: ${r.reach.grounded_with_home} signals, ${r.reach.grounded_with_home_pct}% (informational)`);
+  out.push(`  any provenance: ${r.reach.any_provenance} signals, ${r.reach.any_provenance_pct}% (informational)`);
+  out.push(
+    `  GEN signals: ${r.gen.signals}; frameworks reached → signals: ${Object.entries(r.gen.frameworks_histogram)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')}`,
+  );
+  out.push(`  mappings: ${r.mappings.total} (${r.mappings.authored} authored, ${r.mappings.derived} derived); by provenance: ${Object.entries(r.mappings.by_provenance).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+
+  out.push('', 'Tool mappings (rule ids checked against registry/sources/rule-ids/<tool>.txt)');
+  out.push(
+    ...table(
+      ['tool', 'rule list', 'mappings', 'rule ids mapped', 'distinct names', '% of list', 'unknown ids', 'unmapped', 'templates', 'max rules/template'],
+      r.tools.by_tool.map((t) => [t.tool, t.rule_list, t.mappings, t.mapped_rule_ids, t.mapped_rule_names, t.mapped_pct, t.unknown_rule_ids.length, t.unmapped.length, t.templates, t.max_rules_per_template]),
+      [false, true, true, true, true, true, true, true, true, true],
+    ),
+  );
+  out.push(`total rule ids mapped: ${r.tools.rule_ids} over ${r.tools.tools_with_mappings} tools`);
+  out.push('', `Unmapped rules per tool (first ${n}; --json lists all)`);
+  for (const t of r.tools.by_tool) if (t.unmapped.length) out.push(`  ${t.tool} (${t.unmapped.length}): ${sample(t.unmapped, n)}`);
+  for (const t of r.tools.by_tool) if (t.unknown_rule_ids.length) out.push(`  ${t.tool} UNKNOWN rule ids: ${sample(t.unknown_rule_ids, n)}`);
+
+  const a = r.artifact_types;
+  out.push('', 'Artifact types');
+  out.push(`  ${a.total} types: ${Object.entries(a.by_category).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(`  cloud types with mappings for >= 3 providers: ${a.cloud_three_providers} of ${a.cloud}`);
+  out.push(`  types per provider: ${Object.entries(a.by_provider).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+
+  const details: Array<[string, readonly string[]]> = [
+    ['signals sharing a title', r.signals.duplicate_titles.map((g) => g.join(' = '))],
+    ['signals sharing a description', r.signals.duplicate_descriptions.map((g) => g.join(' = '))],
+    ['covered controls lacking prose', r.controls.covered_missing_prose],
+    ['evidence fragments', r.controls.evidence_fragments],
+    ['controls with an evidence list outside 2-4 items (informational)', r.controls.evidence_count_off],
+    ['GEN signals under target', r.gen.under_target.map((g) => `${g.signal_id} (${g.frameworks.join(' ') || 'none'})`)],
+    ['mappings lacking a rationale', r.mappings.missing_rationale],
+    ['mappings lacking provenance', r.mappings.missing_provenance],
+    ['scanner_rule provenance with unknown rule ids', r.mappings.unknown_provenance_rules],
+  ];
+  for (const [title, items] of details) {
+    if (!items.length) continue;
+    out.push('', `${title} (${items.length})`);
+    for (const item of items.slice(0, 40)) out.push(`  ${item}`);
+    if (items.length > 40) out.push(`  … (+${items.length - 40}; --json lists all)`);
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,141 @@
+/**
+ * Exports of a stored gap analysis (spec 4.4): POST /v1/gap-analysis/:id/export (Variant A, body)
+ * and GET /v1/gap-analysis/:id/export (Variant B, query). The answer is the file itself, no
+ * envelope. json and csv stream from this thread as the socket drains; pdf and xlsx are rendered
+ * whole in the worker pool and sent with backpressure. docs/exports.md describes each format.
+ */
+import { ApiError, invalidParameter } from '../http/errors.js';
+import type { Reply, Route, RouteContext } from '../http/route.js';
+import { csvExport } from '../export/csv.js';
+import { EXPORT_FORMAT_SPECS } from '../export/formats.js';
+import { jsonExport } from '../export/json.js';
+import { exportHeader, exportView, parseStoredAnalysis, registryEvidence } from '../export/model.js';
+import { ExportBody, ExportQuery, type ExportFormat, type RenderExportTask, type ResolvedExportOptions } from '../schemas/export.js';
+import { tierAtLeast } from '../tiers.js';
+import { gapFrameworkCodes, resolveFramework } from './query.js';
+
+interface ExportRequest {
+  format: ExportFormat;
+  include_remediation?: boolean;
+  include_evidence?: boolean;
+  frameworks?: string[];
+  /** How the framework filter is named in this variant, for error details. */
+  frameworksParameter: string;
+}
+
+/**
+ * Checks run cheapest first and before the analysis is read: the format's tier (403), framework
+ * codes the registry does not know (400); then the analysis (404 / 410) and whether the filter's
+ * frameworks are in it (400).
+ */
+async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promise<Reply> {
+  const { services, account } = ctx;
+  const spec = EXPORT_FORMAT_SPECS[request.format];
+  if (!tierAtLeast(account.tier, spec.tier)) {
+    throw new ApiError(
+      'GAP_TIER_REQUIRED',
+      { required_tier: spec.tier, current_tier: account.tier, format: request.format },
+      { message: `The ${request.format} export requires the ${spec.tier} tier or above (current tier: ${account.tier})` },
+    );
+  }
+  const requested = request.frameworks?.map((code) => resolveFramework(services.registry, request.frameworksParameter, code, gapFrameworkCodes(services.registry)));
+
+  const now = services.now();
+  const stored = services.analyses.get(ctx.params.id, account.name, now);
+  const { entry } = stored;
+  if (requested) {
+    requested.forEach((code, i) => {
+      if (!entry.frameworks.includes(code)) {
+        throw invalidParameter(request.frameworksParameter, request.frameworks![i], {
+          valid_values: entry.frameworks,
+          reason: `framework ${code} is not part of analysis ${entry.id}`,
+        });
+      }
+    });
+  }
+  const options: ResolvedExportOptions = {
+    frameworks: requested && [...new Set(requested)],
+    include_remediation: request.include_remediation ?? true,
+    include_evidence: request.include_evidence ?? false,
+  };
+  const generatedAt = now.toISOString();
+  const headers = {
+    'Content-Type': spec.contentType,
+    'Content-Disposition': `attachment; filename="${entry.id}.${spec.extension}"`,
+    'Cache-Control': 'private, no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Analysis-Expires-At': entry.expires_at,
+  };
+  const evidence = registryEvidence(services.registry);
+
+  switch (request.format) {
+    case 'json':
+      return { headers, stream: jsonExport(stored.payload, exportHeader('json', entry.id, account.name, generatedAt, options), options, evidence) };
+    case 'csv':
+      // Parsed here, before the response starts, so that a fault is still an ordinary 500.
+      return { headers, stream: csvExport(exportView(parseStoredAnalysis(stored.payload), options, evidence)) };
+    case 'pdf':
+    case 'xlsx': {
+      // The stored copy is ours alone: transfer it to the worker rather than copy it again.
+      const bytes = stored.payload;
+      const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+      const task: RenderExportTask = { format: request.format, payload, options, account: account.name, generatedAt };
+      const file = await services.pool.run<Uint8Array>('renderExport', task, [payload.buffer as ArrayBuffer]);
+      return { headers, file: Buffer.from(file.buffer, file.byteOffset, file.byteLength) };
+    }
+  }
+}
+
+function postExport(ctx: RouteContext<unknown, ExportBody>): Promise<Reply> {
+  const { body } = ctx;
+  return exportAnalysis(ctx, {
+    format: body.format ?? 'json',
+    include_remediation: body.options?.include_remediation,
+    include_evidence: body.options?.include_evidence,
+    frameworks: body.options?.frameworks,
+    frameworksParameter: 'options.frameworks',
+  });
+}
+
+function getExport(ctx: RouteContext<ExportQuery>): Promise<Reply> {
+  const { query } = ctx;
+  return exportAnalysis(ctx, {
+    format: query.format ?? 'json',
+    include_remediation: query.include_remediation,
+    include_evidence: query.include_evidence,
+    // ?frameworks=HIPAA&frameworks=SOC2 and ?frameworks=HIPAA,SOC2 both work.
+    frameworks: query.frameworks?.flatMap((value) => value.split(',')).map((code) => code.trim()).filter(Boolean),
+    frameworksParameter: 'frameworks',
+  });
+}
+
+const PRODUCES = Object.values(EXPORT_FORMAT_SPECS).map((spec) => spec.contentType);
+const ERRORS = ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED', 'invalid_parameter', 'service_busy'] as const;
+
+export const exportRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/gap-analysis/:id/export',
+    // Pro reaches json and csv; the handler asks Teams for pdf and xlsx (docs/exports.md).
+    tier: 'pro',
+    tierError: 'GAP_TIER_REQUIRED',
+    tag: 'gap-analysis',
+    summary: 'Export a stored analysis as a json, csv, pdf or xlsx file (Variant A: options in the body)',
+    body: ExportBody,
+    produces: PRODUCES,
+    errors: [...ERRORS, 'invalid_json'],
+    handler: postExport,
+  },
+  {
+    method: 'GET',
+    path: '/v1/gap-analysis/:id/export',
+    tier: 'teams',
+    tierError: 'GAP_TIER_REQUIRED',
+    tag: 'gap-analysis',
+    summary: 'Export a stored analysis as a json, csv, pdf or xlsx file (Variant B: options in the query)',
+    query: ExportQuery,
+    produces: PRODUCES,
+    errors: [...ERRORS],
+    handler: getExport,
+  },
+];
