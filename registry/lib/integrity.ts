@@ -95,7 +95,7 @@ function checkFrameworks(parsed: ParsedSources, issues: Issues): Map<string, Fra
     frameworks.set(doc.code, node);
   }
   for (const code of FRAMEWORK_CODES) {
-    if (!frameworks.has(code) && !parsed.invalidIds.frameworks.has(code)) {
+    if (!frameworks.has(code) && !parsed.unusable.frameworks.has(code)) {
       issues.warn(`frameworks/${code}.yaml`, '', `framework ${code} has no catalog file`);
     }
   }
@@ -113,7 +113,7 @@ function attachControlProse(parsed: ParsedSources, frameworks: Map<string, Frame
     }
     const framework = frameworks.get(code);
     if (!framework) {
-      if (!parsed.invalidIds.frameworks.has(code)) issues.error(file.file, '/framework', `framework '${code}' has no catalog in frameworks/`);
+      if (!parsed.unusable.frameworks.has(code)) issues.error(file.file, '/framework', `framework '${code}' has no catalog in frameworks/`);
       continue;
     }
     for (const { path, value } of file.records) {
@@ -282,7 +282,7 @@ function checkProvenance(ctx: SignalContext, file: string, path: string, mapping
     return;
   }
   if (!ctx.tools.has(p.source)) {
-    if (!ctx.parsed.invalidIds.tools.has(p.source)) issues.error(file, `${at}/source`, `tool '${p.source}' does not exist in tools.yaml`);
+    if (!ctx.parsed.unusable.tools.has(p.source)) issues.error(file, `${at}/source`, `tool '${p.source}' does not exist in tools.yaml`);
     return;
   }
   const known = ctx.parsed.ruleIds.get(p.source);
@@ -334,7 +334,7 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
       } else titles.set(titleKey, signal.id);
 
       signal.detection.artifact_types.forEach((type, i) => {
-        if (!artifactTypes.has(type) && !parsed.invalidIds.artifactTypes.has(type)) {
+        if (!artifactTypes.has(type) && !parsed.unusable.artifactTypes.has(type)) {
           issues.error(fileName, `${path}/detection/artifact_types/${i}`, `artifact type '${type}' does not exist in artifact-types.yaml`);
         }
       });
@@ -345,7 +345,7 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
         const at = `${path}/mappings/${i}`;
         const framework = frameworks.get(mapping.framework);
         if (!framework) {
-          if (!parsed.invalidIds.frameworks.has(mapping.framework)) issues.error(fileName, `${at}/framework`, `framework ${mapping.framework} has no catalog in frameworks/`);
+          if (!parsed.unusable.frameworks.has(mapping.framework)) issues.error(fileName, `${at}/framework`, `framework ${mapping.framework} has no catalog in frameworks/`);
         } else if (!framework.byId.has(mapping.control)) {
           issues.error(fileName, `${at}/control`, `control '${mapping.control}' does not exist in framework ${mapping.framework}`);
         }
@@ -363,7 +363,7 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
         issues.error(fileName, `${path}/mappings`, `signal '${signal.id}' has no primary mapping into its own framework ${domain}`);
       }
       if (ok) signals.push({ ...signal, domain, file: fileName, path });
-      else parsed.invalidIds.signals.add(signal.id);
+      else parsed.unusable.signals.add(signal.id);
     }
   }
   return signals.sort((a, b) => byString(a.id, b.id));
@@ -382,18 +382,18 @@ function checkTemplates(parsed: ParsedSources, issues: Issues, signalById: Map<s
     }
     const signal = signalById.get(template.signal_id);
     if (!signal) {
-      if (!parsed.invalidIds.signals.has(template.signal_id)) issues.error(file, `${path}/signal_id`, `signal '${template.signal_id}' does not exist`);
+      if (!parsed.unusable.signals.has(template.signal_id)) issues.error(file, `${path}/signal_id`, `signal '${template.signal_id}' does not exist`);
       ok = false;
     } else if (match && template.id.slice(3, -4) !== signal.id.slice(4)) {
       issues.warn(file, `${path}/id`, `finding template id '${template.id}' does not repeat its signal id '${signal.id}' (expected FT-${signal.id.slice(4)}-<NNN>)`);
     }
     template.applicable_artifacts.forEach((type, i) => {
-      if (!artifactTypes.has(type) && !parsed.invalidIds.artifactTypes.has(type)) {
+      if (!artifactTypes.has(type) && !parsed.unusable.artifactTypes.has(type)) {
         issues.error(file, `${path}/applicable_artifacts/${i}`, `artifact type '${type}' does not exist in artifact-types.yaml`);
       }
     });
     if (ok && signal) out.push({ ...template, domain: signal.domain });
-    else parsed.invalidIds.templates.add(template.id);
+    else parsed.unusable.templates.add(template.id);
   }
   return out.sort((a, b) => byString(a.id, b.id));
 }
@@ -408,7 +408,7 @@ function checkToolMappings(parsed: ParsedSources, issues: Issues, tools: Map<str
       continue;
     }
     if (!tools.has(toolId)) {
-      if (!parsed.invalidIds.tools.has(toolId)) issues.error(file.file, '/tool_id', `tool '${toolId}' does not exist in tools.yaml`);
+      if (!parsed.unusable.tools.has(toolId)) issues.error(file.file, '/tool_id', `tool '${toolId}' does not exist in tools.yaml`);
       continue;
     }
     const known = parsed.ruleIds.get(toolId);
@@ -419,7 +419,7 @@ function checkToolMappings(parsed: ParsedSources, issues: Issues, tools: Map<str
         ok = false;
       }
       if (!templateIds.has(value.template)) {
-        if (!parsed.invalidIds.templates.has(value.template)) issues.error(file.file, `${path}/template`, `finding template '${value.template}' does not exist`);
+        if (!parsed.unusable.templates.has(value.template)) issues.error(file.file, `${path}/template`, `finding template '${value.template}' does not exist`);
         ok = false;
       }
       const key = `${toolId}|${value.rule_id}|${value.template}`;

@@ -66,14 +66,36 @@ export interface ParsedSources {
   toolMappingFiles: ParsedFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>[];
   /** tool id → the tool's real rule ids, from rule-ids/<tool>.txt. */
   ruleIds: Map<string, Set<string>>;
-  /** Ids of records that exist in the sources but failed their schema, per kind. */
-  invalidIds: {
-    signals: Set<string>;
-    templates: Set<string>;
-    artifactTypes: Set<string>;
-    tools: Set<string>;
-    frameworks: Set<string>;
+  /** Per kind, ids that exist in the sources but could not be used (see UnusableIds). */
+  unusable: {
+    signals: UnusableIds;
+    templates: UnusableIds;
+    artifactTypes: UnusableIds;
+    tools: UnusableIds;
+    frameworks: UnusableIds;
   };
+}
+
+/**
+ * Ids of one kind whose records exist but failed a check. A reference to one of them is not
+ * reported as "does not exist": the record's own error already explains it. When a whole file
+ * of the kind is unreadable (YAML error), any id might have been in it.
+ */
+export class UnusableIds {
+  private readonly ids = new Set<string>();
+  private unreadableFile = false;
+
+  add(id: string): void {
+    this.ids.add(id);
+  }
+
+  addUnreadableFile(): void {
+    this.unreadableFile = true;
+  }
+
+  has(id: string): boolean {
+    return this.unreadableFile || this.ids.has(id);
+  }
 }
 
 /** Every file under the sources dir (dot files skipped), sorted by relative path. */
@@ -209,10 +231,13 @@ function parseListFile<F, R>(
   schema: TSchema,
   listKey: string,
   issues: Issues,
-  invalid?: Set<string>,
+  unusable?: UnusableIds,
 ): ParsedFile<F, R> | undefined {
   const raw = parsedValue(file, yaml, issues);
-  if (raw === undefined) return undefined;
+  if (raw === undefined) {
+    unusable?.addUnreadableFile();
+    return undefined;
+  }
   const bad = validateDocument(file.rel, raw, schema, listKey, issues);
   const doc = orderBySchema(schema, raw);
   const list = (doc as Record<string, unknown>)[listKey];
@@ -220,7 +245,7 @@ function parseListFile<F, R>(
   if (!bad) {
     for (const record of records) {
       const id = idOf(record);
-      if (id && invalid) invalid.add(id);
+      if (id) unusable?.add(id);
     }
     return undefined;
   }
@@ -228,7 +253,7 @@ function parseListFile<F, R>(
   records.forEach((record, i) => {
     if (bad.has(i)) {
       const id = idOf(record);
-      if (id && invalid) invalid.add(id);
+      if (id) unusable?.add(id);
     } else {
       located.push({ file: file.rel, path: `/${listKey}/${i}`, value: record as R });
     }
@@ -252,15 +277,15 @@ export async function parseSources(files: SourceFile[], issues: Issues): Promise
     tools: [],
     toolMappingFiles: [],
     ruleIds: new Map(),
-    invalidIds: {
-      signals: new Set(),
-      templates: new Set(),
-      artifactTypes: new Set(),
-      tools: new Set(),
-      frameworks: new Set(),
+    unusable: {
+      signals: new UnusableIds(),
+      templates: new UnusableIds(),
+      artifactTypes: new UnusableIds(),
+      tools: new UnusableIds(),
+      frameworks: new UnusableIds(),
     },
   };
-  const { invalidIds } = parsed;
+  const { unusable } = parsed;
   let sawMeta = false;
   for (const file of files) {
     const dir = file.rel.includes('/') ? file.rel.slice(0, file.rel.indexOf('/')) : '';
@@ -287,10 +312,10 @@ export async function parseSources(files: SourceFile[], issues: Issues): Promise
             parsed.meta = orderBySchema(RegistryMetaFile, doc) as RegistryMetaFile;
           }
         } else if (file.rel === 'artifact-types.yaml') {
-          const result = parseListFile<ArtifactTypesFile, ArtifactTypeSource>(file, yaml, ArtifactTypesFile, 'artifact_types', issues, invalidIds.artifactTypes);
+          const result = parseListFile<ArtifactTypesFile, ArtifactTypeSource>(file, yaml, ArtifactTypesFile, 'artifact_types', issues, unusable.artifactTypes);
           if (result) parsed.artifactTypes.push(...result.records);
         } else if (file.rel === 'tools.yaml') {
-          const result = parseListFile<ToolsFile, ToolSource>(file, yaml, ToolsFile, 'tools', issues, invalidIds.tools);
+          const result = parseListFile<ToolsFile, ToolSource>(file, yaml, ToolsFile, 'tools', issues, unusable.tools);
           if (result) parsed.tools.push(...result.records);
         } else {
           issues.warn(file.rel, '', 'ignored: unknown source file');
@@ -299,7 +324,7 @@ export async function parseSources(files: SourceFile[], issues: Issues): Promise
       case 'frameworks': {
         const result = parseListFile<FrameworkCatalogFile, RecordOf<FrameworkCatalogFile, 'controls'>>(file, yaml, FrameworkCatalogFile, 'controls', issues);
         if (result) parsed.frameworks.push(result);
-        else invalidIds.frameworks.add(stemOf(file.rel));
+        else unusable.frameworks.add(stemOf(file.rel));
         break;
       }
       case 'controls': {
@@ -308,7 +333,7 @@ export async function parseSources(files: SourceFile[], issues: Issues): Promise
         break;
       }
       case 'signals': {
-        const result = parseListFile<SignalsFile, RecordOf<SignalsFile, 'signals'>>(file, yaml, SignalsFile, 'signals', issues, invalidIds.signals);
+        const result = parseListFile<SignalsFile, RecordOf<SignalsFile, 'signals'>>(file, yaml, SignalsFile, 'signals', issues, unusable.signals);
         if (result) parsed.signalFiles.push(result);
         break;
       }
@@ -318,7 +343,7 @@ export async function parseSources(files: SourceFile[], issues: Issues): Promise
         break;
       }
       case 'finding-templates': {
-        const result = parseListFile<FindingTemplatesFile, FindingTemplateSource>(file, yaml, FindingTemplatesFile, 'templates', issues, invalidIds.templates);
+        const result = parseListFile<FindingTemplatesFile, FindingTemplateSource>(file, yaml, FindingTemplatesFile, 'templates', issues, unusable.templates);
         if (result) parsed.templates.push(...result.records);
         break;
       }

@@ -6,13 +6,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { invalidParameter } from '../http/errors.js';
 import type { Registry } from '../registry/registry.js';
 
-/**
- * A closed set of strings as a plain `enum` (not a union of literals), so ajv reports the failing
- * value with the `enum` keyword and the pipeline answers with valid_values.
- */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
+export { StringEnum } from '../schemas/api.js';
 
 /** page (default 1) and per_page (default and maximum per endpoint, spec 8.3). */
 export function pageParams(defaultPerPage: number, maxPerPage: number) {

@@ -41,8 +41,12 @@ import {
   SIGNAL_CATEGORIES,
 } from './registry-source.js';
 
-function StringEnum<const T extends readonly string[]>(values: T) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+/**
+ * A closed set of strings as a plain `enum` (not a union of literals), so ajv reports a failing
+ * value with the `enum` keyword: query and body checks then answer with valid_values.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
 // ---- meta ----

@@ -17,6 +17,12 @@ const cases: Array<[string, string]> = [
   ['unknown-provenance-rule', `${SIGNAL}/mappings/0/provenance/rules/0 rule id 'iam_user_mfa_everywhere' is not a prowler rule (rule-ids/prowler.txt)`],
   ['unknown-rule', `tool-mappings/prowler.yaml: /mappings/2/rule_id rule id 'iam_root_mfa_maybe' is not a prowler rule (rule-ids/prowler.txt)`],
   ['dangling-template', `tool-mappings/prowler.yaml: /mappings/2/template finding template 'FT-GEN-ACCESS-MFA-ENFORCED-001-009' does not exist`],
+  ['bad-crosswalk-provenance', `${SIGNAL}/mappings/1/provenance/via crosswalk HIPAA__NISTCSF has no row relating '164.312(d)' to NISTCSF PR.AA-03`],
+  [
+    'gen-two-primaries',
+    `signals/GEN.yaml: /signals/0/mappings GEN signal 'CSR-GEN-ACCESS-MFA-ENFORCED-001' needs primary mappings into at least 3 frameworks (has 2: HIPAA, NISTCSF)`,
+  ],
+  ['undeclared-category', `${SIGNAL}/category category ACCESS is not declared in the HIPAA domain header (categories: AUDIT, CRYPTO, IDENTITY)`],
   ['duplicate-title', `${SIGNAL}/title title is not unique: 'CSR-HIPAA-CRYPTO-DATA-AT-REST-002' has the same title`],
   ['duplicate-id', `${SIGNAL}/id duplicate signal id 'CSR-HIPAA-AUDIT-LOG-REVIEW-001' (first defined at signals/HIPAA.yaml /signals/0)`],
   ['duplicate-template', `finding-templates/HIPAA.yaml: /templates/2/id duplicate finding template id 'FT-HIPAA-AUDIT-LOG-REVIEW-001-001' (first defined at finding-templates/HIPAA.yaml /templates/0)`],
@@ -39,6 +45,12 @@ t.test('a misspelt field is named, with the field it leaves missing', async (t) 
     `${SIGNAL}/severity is required`,
     `${SIGNAL}/severty is not a known field (allowed: id, category, title, description, severity, tags, version, created, updated, effort, detection, remediation_hint, mappings)`,
   ]);
+});
+
+t.test('a YAML syntax error names the line', async (t) => {
+  const errors = await compileErrors(fixtureSources(t, 'yaml-syntax'), tempDir(t));
+  t.match(errors, [/^finding-templates\/GEN\.yaml: YAML error at line \d+, column \d+: /]);
+  t.equal(errors.length, 1, 'references into the unreadable file are not reported again');
 });
 
 t.test('a bad artifact type id is reported, with the references it breaks', async (t) => {
