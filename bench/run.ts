@@ -40,11 +40,11 @@ async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv
 
 async function waitForHealth(port: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error('service did not become healthy');
+  throw new Error('service did not become ready');
 }
 
 function load(port: number, scenario: Scenario, keys: string[]): Promise<autocannon.Result> {

@@ -11,6 +11,9 @@ import { ApiError } from './http/errors.js';
 export interface TaskPool {
   run<R>(task: string, input: unknown, transferList?: ArrayBuffer[]): Promise<R>;
   readonly queueSize: number;
+  /** Resolves when every thread has loaded its modules, opened the registry and built its index. */
+  readonly ready: Promise<void>;
+  readonly isReady: boolean;
   close(): Promise<void>;
 }
 
@@ -24,7 +27,17 @@ export function createTaskPool(options: { threads: number; queueLimit: number; r
     maxQueue: options.queueLimit,
     workerData: { registryDir: options.registryDir },
   });
+  // One `ready` task per thread: each thread answers it once its module has loaded. Waiting for
+  // them also keeps close() from tearing a thread down mid-load, which can abort the process.
+  let isReady = false;
+  const ready = Promise.all(Array.from({ length: options.threads }, () => piscina.run(null, { name: 'ready' }))).then(() => {
+    isReady = true;
+  });
   return {
+    ready,
+    get isReady() {
+      return isReady;
+    },
     async run<R>(task: string, input: unknown, transferList?: ArrayBuffer[]): Promise<R> {
       try {
         return (await piscina.run(input, { name: task, transferList })) as R;
@@ -38,6 +51,9 @@ export function createTaskPool(options: { threads: number; queueLimit: number; r
     get queueSize() {
       return piscina.queueSize;
     },
-    close: () => piscina.destroy(),
+    async close() {
+      await ready.catch(() => undefined);
+      await piscina.destroy();
+    },
   };
 }

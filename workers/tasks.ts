@@ -21,6 +21,11 @@ function transferring<T>(value: T, buffer: ArrayBufferLike): T {
   return Piscina.move({ [Piscina.transferableSymbol]: buffer, [Piscina.valueSymbol]: value } as never) as unknown as T;
 }
 
+/** Answers once this thread's module (registry and gap index included) has loaded. */
+export function ready(): true {
+  return true;
+}
+
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeRequest(registry, task);
   return output.ok ? transferring(output, output.payload.buffer) : output;

@@ -17,11 +17,12 @@ export const healthRoutes: Route[] = [
     path: '/readyz',
     tier: null,
     tag: 'operations',
-    summary: 'Readiness: the registry index and the data store are open',
+    summary: 'Readiness: the registry index and the data store are open and the worker threads have started (503 until then)',
     response: Type.Object({ status: Type.String(), registry_version: Type.String(), content_hash: Type.String() }),
     handler: ({ services }) => {
       const manifest = services.registry.manifest;
-      return { json: { status: 'ready', registry_version: manifest.registry_version, content_hash: manifest.content_hash } };
+      const status = services.pool.isReady ? 'ready' : 'starting';
+      return { status: status === 'ready' ? 200 : 503, json: { status, registry_version: manifest.registry_version, content_hash: manifest.content_hash } };
     },
   },
 ];

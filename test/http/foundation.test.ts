@@ -159,6 +159,7 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   const health = await call(service, 'GET', '/healthz');
   t.equal(health.status, 200);
   t.same(health.body, { status: 'ok' });
+  await service.services.pool.ready;
   const ready = await call(service, 'GET', '/readyz');
   t.equal(ready.status, 200);
   t.equal(ready.body.status, 'ready');
