@@ -79,7 +79,7 @@ export async function compileRegistry(options: CompileOptions = {}): Promise<Com
   }
 
   const issues = new Issues();
-  const parsed = await parseSources(files, issues);
+  const parsed = parseSources(files, issues);
   const model = buildModel(parsed, issues);
   if (issues.errors.length) throw new RegistrySourceError(issues.errors);
 

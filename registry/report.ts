@@ -177,6 +177,8 @@ export interface RegistryReport {
     by_tool: ToolFigures[];
     /** Distinct (tool, rule id) pairs with a mapping, over every tool (known ids only). */
     rule_ids: number;
+    /** The same counting each distinct rule name once per tool (kube-bench repeats a check per benchmark version). */
+    rule_names: number;
     tools_with_mappings: number;
     unknown_rule_ids: number;
   };
@@ -186,6 +188,8 @@ export interface RegistryReport {
     cloud: number;
     /** Cloud types with provider mappings for >= 3 distinct providers. */
     cloud_three_providers: number;
+    /** The other cloud types, with the providers they have. */
+    cloud_under_three: string[];
     /** Providers (aws, azure, …) → artifact types with a mapping for it. */
     by_provider: Record<string, number>;
     /** Types without any provider mapping, by category. */
@@ -416,6 +420,7 @@ export function computeReport(input: ReportInput): RegistryReport {
   const withoutProvider: Record<string, number> = {};
   let cloud = 0;
   let cloudThree = 0;
+  const cloudUnderThree: string[] = [];
   for (const type of model.artifactTypes) {
     byCategory[type.category] = (byCategory[type.category] ?? 0) + 1;
     const providers = new Set(type.provider_mappings.map((m) => m.provider));
@@ -424,6 +429,7 @@ export function computeReport(input: ReportInput): RegistryReport {
     if (type.category === 'cloud') {
       cloud++;
       if (providers.size >= 3) cloudThree++;
+      else cloudUnderThree.push(`${type.id} (${[...providers].join(' ') || 'none'})`);
     }
   }
 
@@ -465,6 +471,7 @@ export function computeReport(input: ReportInput): RegistryReport {
     tools: {
       by_tool: byTool,
       rule_ids: byTool.reduce((sum, t) => sum + t.mapped_rule_ids, 0),
+      rule_names: byTool.reduce((sum, t) => sum + t.mapped_rule_names, 0),
       tools_with_mappings: byTool.filter((t) => t.mapped_rule_ids > 0).length,
       unknown_rule_ids: byTool.reduce((sum, t) => sum + t.unknown_rule_ids.length, 0),
     },
@@ -473,6 +480,7 @@ export function computeReport(input: ReportInput): RegistryReport {
       by_category: byCategory,
       cloud,
       cloud_three_providers: cloudThree,
+      cloud_under_three: cloudUnderThree,
       by_provider: byProvider,
       without_provider: withoutProvider,
     },
@@ -510,6 +518,7 @@ export function reportChecks(r: Omit<RegistryReport, 'checks'>): ReportCheck[] {
     none('controls.covered_missing_prose', 'covered controls lacking description/guidance/evidence', r.controls.covered_missing_prose.length),
     none('controls.missing_prose', 'gap-analysis controls lacking description/guidance/evidence', r.controls.missing_prose),
     none('controls.evidence_fragments', 'evidence items that are sentence fragments', r.controls.evidence_fragments.length),
+    none('controls.evidence_count_off', `controls with fewer than ${EVIDENCE_ITEMS.min} or more than ${EVIDENCE_ITEMS.max} evidence items`, r.controls.evidence_count_off.length),
     none('gen.under_target', `GEN signals mapping into < ${TARGETS.genFrameworks} frameworks`, r.gen.under_target.length),
     atLeast('reach.grounded', `signals reaching >= ${REACH_FRAMEWORKS} frameworks via crosswalk/scanner_rule`, r.reach.grounded_pct, TARGETS.groundedReachPct, '%'),
     none('mappings.missing_rationale', 'mappings lacking a rationale', r.mappings.missing_rationale.length),
@@ -602,7 +611,7 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
       [false, true, true, true, true, true, true, true, true, true],
     ),
   );
-  out.push(`total rule ids mapped: ${r.tools.rule_ids} over ${r.tools.tools_with_mappings} tools`);
+  out.push(`total rule ids mapped: ${r.tools.rule_ids} over ${r.tools.tools_with_mappings} tools (${r.tools.rule_names} counting each distinct rule name once per tool)`);
   out.push('', `Unmapped rules per tool (first ${n}; --json lists all)`);
   for (const t of r.tools.by_tool) if (t.unmapped.length) out.push(`  ${t.tool} (${t.unmapped.length}): ${sample(t.unmapped, n)}`);
   for (const t of r.tools.by_tool) if (t.unknown_rule_ids.length) out.push(`  ${t.tool} UNKNOWN rule ids: ${sample(t.unknown_rule_ids, n)}`);
@@ -610,7 +619,7 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
   const a = r.artifact_types;
   out.push('', 'Artifact types');
   out.push(`  ${a.total} types: ${Object.entries(a.by_category).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  out.push(`  cloud types with mappings for >= 3 providers: ${a.cloud_three_providers} of ${a.cloud}`);
+  out.push(`  cloud types with mappings for >= 3 providers: ${a.cloud_three_providers} of ${a.cloud}${a.cloud_under_three.length ? ` (not: ${a.cloud_under_three.join(', ')})` : ''}`);
   out.push(`  types per provider: ${Object.entries(a.by_provider).map(([k, v]) => `${k} ${v}`).join(', ')}`);
 
   const details: Array<[string, readonly string[]]> = [
@@ -618,7 +627,7 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
     ['signals sharing a description', r.signals.duplicate_descriptions.map((g) => g.join(' = '))],
     ['covered controls lacking prose', r.controls.covered_missing_prose],
     ['evidence fragments', r.controls.evidence_fragments],
-    ['controls with an evidence list outside 2-4 items (informational)', r.controls.evidence_count_off],
+    ['controls with an evidence list outside 2-4 items', r.controls.evidence_count_off],
     ['GEN signals under target', r.gen.under_target.map((g) => `${g.signal_id} (${g.frameworks.join(' ') || 'none'})`)],
     ['mappings lacking a rationale', r.mappings.missing_rationale],
     ['mappings lacking provenance', r.mappings.missing_provenance],

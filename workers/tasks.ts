@@ -38,6 +38,6 @@ export function validateBatch(task: ValidateBatchTask): BatchOutcome {
 
 /** POST/GET /v1/gap-analysis/:id/export as pdf or xlsx: the whole file, transferred back. */
 export async function renderExport(task: RenderExportTask): Promise<Uint8Array> {
-  const file = await renderExportFile(task, registryEvidence(registry));
+  const file = await renderExportFile(task, registryEvidence(gapIndexOf(registry)));
   return transferring(file, file.buffer);
 }

@@ -24,6 +24,11 @@ export interface MappingNode {
 export const DERIVATION_SOURCE_MIN_CONFIDENCE = 0.8;
 export const DERIVED_MIN_CONFIDENCE = 0.5;
 export const DERIVED_MAX_CONFIDENCE = 0.8;
+/**
+ * Below this a derivation carries almost nothing but the crosswalk's fan-out (one control related
+ * to eight or more controls of a framework): it is not emitted, so the mapping list stays signal, not noise.
+ */
+export const DERIVED_MIN_USEFUL_CONFIDENCE = 0.55;
 
 /** How much a published relationship says about the target control, 0..1. */
 const ROW_STRENGTH: Record<RowRelationship, number> = {
@@ -95,13 +100,15 @@ function deriveForSignal(model: RegistryModel, links: CrosswalkLinks, signal: Si
       const target = controlOf(model, link.framework, link.control);
       if (!target) continue;
       const n = fanOut.get(`${link.stem}|${link.framework}`)!.size;
+      const confidence = derivedConfidence(link.relationship, link.viaRevision4, n, source.confidence);
+      if (confidence < DERIVED_MIN_USEFUL_CONFIDENCE) continue;
       const candidate: Candidate = {
         signal_id: signal.id,
         framework: link.framework,
         control_id: link.control,
         control_title: target.title,
         relationship: link.relationship === 'equal' && !link.viaRevision4 ? 'supporting' : 'partial',
-        confidence: derivedConfidence(link.relationship, link.viaRevision4, n, source.confidence),
+        confidence,
         rationale: derivedRationale(link, sourceControl),
         provenance: { kind: 'crosswalk', source: link.stem, via: source.control },
         derived: true,

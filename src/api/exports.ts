@@ -10,7 +10,8 @@ import { csvExport } from '../export/csv.js';
 import { EXPORT_FORMAT_SPECS } from '../export/formats.js';
 import { jsonExport } from '../export/json.js';
 import { exportHeader, exportView, parseStoredAnalysis, registryEvidence } from '../export/model.js';
-import { ExportBody, ExportQuery, type ExportFormat, type RenderExportTask, type ResolvedExportOptions } from '../schemas/export.js';
+import { ExportBody, ExportJsonFile, ExportQuery, type ExportFormat, type RenderExportTask, type ResolvedExportOptions } from '../schemas/export.js';
+import { gapIndexOf } from '../gap/gap-index.js';
 import { tierAtLeast } from '../tiers.js';
 import { gapFrameworkCodes, resolveFramework } from './query.js';
 
@@ -66,7 +67,8 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
     'X-Content-Type-Options': 'nosniff',
     'X-Analysis-Expires-At': entry.expires_at,
   };
-  const evidence = registryEvidence(services.registry);
+  // The gap index holds every control's evidence in memory; a registry read per control costs far more.
+  const evidence = registryEvidence(gapIndexOf(services.registry));
 
   switch (request.format) {
     case 'json':
@@ -123,6 +125,8 @@ export const exportRoutes: Route[] = [
     summary: 'Export a stored analysis as a json, csv, pdf or xlsx file (Variant A: options in the body)',
     body: ExportBody,
     produces: PRODUCES,
+    bare: true,
+    response: ExportJsonFile,
     errors: [...ERRORS, 'invalid_json'],
     handler: postExport,
   },
@@ -135,6 +139,8 @@ export const exportRoutes: Route[] = [
     summary: 'Export a stored analysis as a json, csv, pdf or xlsx file (Variant B: options in the query)',
     query: ExportQuery,
     produces: PRODUCES,
+    bare: true,
+    response: ExportJsonFile,
     errors: [...ERRORS],
     handler: getExport,
   },

@@ -247,7 +247,7 @@ export function capitalize(word: string | null | undefined): string {
   return word ? word[0].toUpperCase() + word.slice(1) : '';
 }
 
-/** Evidence items from a registry, for analyses stored without include_evidence_requirements. */
+/** Evidence items from a registry (or its in-memory gap index), for analyses stored without include_evidence_requirements. */
 export function registryEvidence(registry: { control(framework: string, id: string): { evidence?: string[] } | undefined }): EvidenceLookup {
   return (framework, controlId) => registry.control(framework, controlId)?.evidence;
 }

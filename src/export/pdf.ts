@@ -312,7 +312,9 @@ function priorityGaps(doc: Doc, view: ExportView): void {
   doc.y += 28;
   ensure(doc, 200);
   const ordered = gapsByUrgency(view);
-  heading(doc, view.options.include_remediation ? 'Priority gaps and remediation' : 'Priority gaps');
+  // An analysis created with include_remediation: false has none to show, whatever the export asks.
+  const withRemediation = view.options.include_remediation && ordered.some(({ gap }) => gap.remediation);
+  heading(doc, withRemediation ? 'Priority gaps and remediation' : 'Priority gaps');
   if (!ordered.length) {
     paragraph(doc, 'No gaps: every assessed control of the selected frameworks is compliant.');
     return;
@@ -321,8 +323,8 @@ function priorityGaps(doc: Doc, view: ExportView): void {
   paragraph(
     doc,
     `The ${shown.length === ordered.length ? plural(shown.length, 'gap') : `${shown.length} most urgent of ${ordered.length} gaps`}, ordered by remediation priority, ` +
-      'then status and severity. Each lists the findings that decided it' +
-      (view.options.include_remediation ? ' and the remediation that closes it.' : '.') +
+      'then status and severity. Each gives the findings and signals that decided it' +
+      (withRemediation ? ' and the remediation that closes it.' : '.') +
       (shown.length < ordered.length ? ' The gap register at the end of this report lists every gap.' : ''),
   );
   doc.moveDown(0.6);
@@ -371,10 +373,14 @@ function gapBlock(doc: Doc, view: ExportView, framework: string, gap: GapResult,
 }
 
 function crossFramework(doc: Doc, view: ExportView): void {
-  doc.addPage();
+  doc.y += 24;
   heading(doc, 'Cross-framework insights');
   if (view.frameworks.length < 2) {
     paragraph(doc, 'Cross-framework insights compare two or more frameworks; this report covers one.');
+    return;
+  }
+  if ((view.data.options as { include_cross_framework?: boolean }).include_cross_framework === false) {
+    paragraph(doc, 'The analysis was run without cross-framework insights (include_cross_framework: false).');
     return;
   }
   subheading(doc, 'Common gaps');
@@ -471,8 +477,11 @@ function gapRegister(doc: Doc, view: ExportView): void {
 function method(doc: Doc, view: ExportView): void {
   doc.addPage();
   heading(doc, 'Method and definitions');
+  const analysisOptions = view.data.options as { min_confidence?: number; include_resolved?: boolean };
+  const minConfidence = typeof analysisOptions.min_confidence === 'number' ? ` (${analysisOptions.min_confidence})` : '';
+  const includeResolved = analysisOptions.include_resolved === true;
   const items: Array<[string, string]> = [
-    ['Findings to controls', 'Each finding names a registry signal. A finding reaches a control through every mapping of its signal into a selected framework whose confidence is at least the analysis\'s minimum confidence. Resolved findings are left out unless the analysis included them.'],
+    ['Findings to controls', 'Each finding names a registry signal. A finding reaches a control through every mapping of its signal into a selected framework whose confidence is at least the analysis\'s minimum confidence' + minConfidence + '. Resolved findings are ' + (includeResolved ? 'included as passing evidence in this analysis.' : 'left out in this analysis.')],
     ['Control status', 'Non-compliant: an open or in-progress finding reaches the control through a primary mapping. Partially compliant: failing findings reach it only through supporting or partial mappings, or a risk-accepted finding reaches it. Compliant: only passing evidence (resolved or false-positive findings) reaches it. Not assessed: no finding reaches it; a control without evidence is never counted compliant.'],
     ['Posture score', 'Score = 100 x (compliant + 0.5 x partially compliant) / assessed controls, to one decimal. Coverage = assessed / total controls. Posture: compliant at 90 or more with no critical or high gap; at risk at 60 or more (or 90 or more with a critical or high gap); non-compliant below 60.'],
     ['Severity and priority', 'A gap\'s severity is the highest among its failing or accepted findings. Remediation priority runs from 1 (critical) to 5 and moves up one step when the fix closes gaps in three or more selected frameworks.'],
@@ -681,7 +690,7 @@ function shade(share: number): string {
 
 /** The characters the built-in fonts can show (WinAnsi): Latin-1 plus the cp1252 punctuation. */
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
-const REPLACEMENTS: Record<string, string> = { '≥': '>=', '≤': '<=', '→': '->', '←': '<-', '×': 'x', '≠': '!=', '‐': '-', '‑': '-', '−': '-', ' ': ' ', '✓': 'v' };
+const REPLACEMENTS: Record<string, string> = { '≥': '>=', '≤': '<=', '→': '->', '←': '<-', '×': 'x', '≠': '!=', '‐': '-', '‑': '-', '−': '-', ' ': ' ', '✓': 'v', Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', ı: 'i' };
 
 /**
  * Text as the built-in Helvetica can draw it: known symbols spelled out, accents kept where

@@ -47,6 +47,24 @@ export const ExportQuery = Type.Object({
 });
 export type ExportQuery = Static<typeof ExportQuery>;
 
+/** The json export file (OpenAPI): the stored result under an export header, no {data, meta} envelope of its own. */
+export const ExportJsonFile = Type.Object({
+  export: Type.Object({
+    format: Type.Literal('json'),
+    format_version: Type.String(),
+    generated_at: Type.String({ format: 'date-time' }),
+    analysis_id: Type.String(),
+    account: Type.String(),
+    filters: Type.Object({
+      frameworks: Type.Union([Type.Array(Type.String()), Type.Null()]),
+      include_remediation: Type.Boolean(),
+      include_evidence: Type.Boolean(),
+    }),
+  }),
+  data: Type.Unknown({ description: 'The analysis result (both variants), narrowed to the selected frameworks' }),
+  meta: Type.Unknown({ description: 'The analysis meta: version, scoring_version, registry_version, processing_time_ms' }),
+});
+
 /** What the renderExport worker task receives: the stored analysis bytes and the resolved options. */
 export interface RenderExportTask {
   format: 'pdf' | 'xlsx';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import YAML from 'yaml';
+import yaml from 'js-yaml';
 import { compileRegistry } from '../../registry/compile.js';
 import { Registry } from '../../src/registry/registry.js';
 import { readManifest } from '../../src/registry/manifest.js';
@@ -20,15 +20,16 @@ t.test('same sources give the same content hash, whatever the build time', async
   t.same(first.manifest.counts, second.manifest.counts);
 });
 
-t.test('the content hash does not depend on how signals are spread over files or ordered', async (t) => {
+t.test('the content hash does not depend on how signals are spread over files, ordered or written', async (t) => {
   const sources = fixtureSources(t);
   const before = await compileRegistry({ sourcesDir: sources, outDir: tempDir(t) });
 
-  // Move the part file's signal into the header file, in front of the others.
-  const part = YAML.parse(readFileSync(join(sources, 'signals/HIPAA-2.yaml'), 'utf8'));
-  const main = YAML.parse(readFileSync(join(sources, 'signals/HIPAA.yaml'), 'utf8'));
-  main.signals = [...part.signals, ...main.signals.reverse()];
-  writeFileSync(join(sources, 'signals/HIPAA.yaml'), YAML.stringify(main));
+  // Move the part file's signal into the header file, in front of the others, fields reversed.
+  const part = yaml.load(readFileSync(join(sources, 'signals/HIPAA-2.yaml'), 'utf8'), { schema: yaml.CORE_SCHEMA }) as { signals: object[] };
+  const main = yaml.load(readFileSync(join(sources, 'signals/HIPAA.yaml'), 'utf8'), { schema: yaml.CORE_SCHEMA }) as { signals: object[] };
+  const reversedFields = (record: object) => Object.fromEntries(Object.entries(record).reverse());
+  main.signals = [...part.signals, ...main.signals.reverse()].map(reversedFields);
+  writeFileSync(join(sources, 'signals/HIPAA.yaml'), yaml.dump(main));
   rmSync(join(sources, 'signals/HIPAA-2.yaml'));
   const after = await compileRegistry({ sourcesDir: sources, outDir: tempDir(t) });
 
