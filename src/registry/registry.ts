@@ -158,8 +158,12 @@ export class RegistryNotBuiltError extends Error {
   }
 }
 
+/** Recent search answers kept per thread (least recently used dropped first). */
+const SEARCH_CACHE_ENTRIES = 1000;
+
 export class Registry {
   private readonly search_: MiniSearch;
+  private readonly searchCache = new Map<string, readonly SearchHit[]>();
   private readonly aliases: Record<string, string>;
 
   private constructor(
@@ -228,12 +232,23 @@ export class Registry {
   }
 
   /** Full-text search over signal id, title (boost 3), tags (boost 2) and description. */
-  search(q: string, options: { domain?: string } = {}): SearchHit[] {
+  search(q: string, options: { domain?: string } = {}): readonly SearchHit[] {
     if (!q.trim()) return [];
     const domain = options.domain?.toUpperCase();
+    // Fuzzy prefix search costs about a millisecond and queries repeat: keep recent answers.
+    const cacheKey = `${domain ?? ''}|${q.trim().toLowerCase()}`;
+    const cached = this.searchCache.get(cacheKey);
+    if (cached) {
+      this.searchCache.delete(cacheKey);
+      this.searchCache.set(cacheKey, cached);
+      return cached;
+    }
     const results = this.search_.search(q, domain ? { filter: (r) => r.domain === domain } : undefined);
     const top = results[0]?.score ?? 0;
-    return results.map((r) => ({ id: String(r.id), score: top ? Math.round((r.score / top) * 10_000) / 10_000 : 0 }));
+    const hits = results.map((r) => ({ id: String(r.id), score: top ? Math.round((r.score / top) * 10_000) / 10_000 : 0 }));
+    this.searchCache.set(cacheKey, hits);
+    if (this.searchCache.size > SEARCH_CACHE_ENTRIES) this.searchCache.delete(this.searchCache.keys().next().value!);
+    return hits;
   }
 
   stats(): RegistryStats {
