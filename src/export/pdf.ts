@@ -209,7 +209,8 @@ function scoreChart(doc: Doc, view: ExportView): void {
     doc.font(FONT.bold).fontSize(8).fillColor(COLOR.ink).text(code, LEFT, y + (barHeight - 8) / 2 + 1, { width: labelWidth - 8, align: 'right', lineBreak: false });
     doc.rect(plotX, y, plotWidth, barHeight).fill(COLOR.track);
     const value = posture.score ?? 0;
-    if (value > 0) doc.rect(plotX, y, (plotWidth * value) / 100, barHeight).fill(STATUS_COLOR[posture.status] ?? COLOR.accent);
+    // A score of 0 still shows its posture colour as a stub; "not assessed" (no score) shows none.
+    if (posture.score !== null) doc.rect(plotX, y, Math.max(2, (plotWidth * value) / 100), barHeight).fill(STATUS_COLOR[posture.status] ?? COLOR.accent);
     doc.font(FONT.regular).fontSize(8).fillColor(COLOR.ink).text(score(posture.score), plotX + plotWidth + 6, y + (barHeight - 8) / 2 + 1, { width: valueWidth - 6, lineBreak: false });
   });
   // Thresholds over the bars: the posture bands of docs/scoring.md.
