@@ -37,8 +37,7 @@ t.test('every figure meets its target', async (t) => {
   }
 });
 
-t.test('signals: count, domains, distinct text, documented categories', async (t) => {
-  t.ok(report.signals.total >= TARGETS.signals, `>= ${TARGETS.signals} signals (${report.signals.total})`);
+t.test('signals: domains, distinct text, documented categories', async (t) => {
   t.same(report.signals.by_domain.filter((d) => d.signals === 0).map((d) => d.domain), [], 'every domain has signals');
   t.same(report.signals.duplicate_titles, [], 'no two signals share a title');
   t.same(report.signals.duplicate_descriptions, [], 'no two signals share a description');
@@ -64,20 +63,13 @@ t.test('mappings: rationale, provenance, real scanner rules', async (t) => {
   t.same(shown(report.mappings.missing_provenance), [], 'every mapping has a complete provenance');
   t.same(shown(report.mappings.unknown_provenance_rules), [], 'scanner_rule provenance cites real rule ids only');
   t.same(shown(report.gen.under_target.map((g) => `${g.signal_id} (${g.frameworks.join(' ')})`)), [], `every GEN signal maps into >= ${TARGETS.genFrameworks} frameworks`);
-  t.ok(
-    report.reach.grounded_pct >= TARGETS.groundedReachPct,
-    `${report.reach.grounded_pct}% of signals reach >= 2 frameworks through crosswalk or scanner_rule mappings (target ${TARGETS.groundedReachPct}%)`,
-  );
 });
 
-t.test('tool mappings: real rule ids, reach over tools', async (t) => {
+t.test('tool mappings: only real rule ids', async (t) => {
   for (const tool of report.tools.by_tool) {
     t.same(shown(tool.unknown_rule_ids), [], `${tool.tool}: every mapped rule id is in rule-ids/${tool.tool}.txt`);
     if (tool.mappings) t.ok(tool.rule_list > 0, `${tool.tool}: has a rule-id list to check against`);
   }
-  t.ok(report.tools.rule_ids >= TARGETS.toolRuleIds, `>= ${TARGETS.toolRuleIds} real rule ids mapped (${report.tools.rule_ids})`);
-  t.ok(report.tools.tools_with_mappings >= TARGETS.tools, `>= ${TARGETS.tools} tools (${report.tools.tools_with_mappings})`);
-  t.ok(report.artifact_types.total >= TARGETS.artifactTypes, `>= ${TARGETS.artifactTypes} artifact types (${report.artifact_types.total})`);
 });
 
 // ---- the gates bite: the same computation over deliberately broken copies of the input ----
