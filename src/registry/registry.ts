@@ -307,9 +307,16 @@ export class Registry {
       const list = this.get<MappingIdList>(framework ? keys.mappingsByFramework(framework) : keys.mappingsAll);
       lists = list ? [list] : [];
     }
-    const numbers: number[] = [];
-    for (const list of lists) list.n.forEach((n, i) => list.confidence[i] >= min && numbers.push(n));
-    if (lists.length > 1) numbers.sort((a, b) => a - b);
+    let numbers: readonly number[];
+    if (lists.length === 1 && min === 0) {
+      // The default: the precomputed list is the answer; page it without copying.
+      numbers = lists[0].n;
+    } else {
+      const kept: number[] = [];
+      for (const list of lists) list.n.forEach((n, i) => list.confidence[i] >= min && kept.push(n));
+      if (lists.length > 1) kept.sort((a, b) => a - b);
+      numbers = kept;
+    }
     return { total: numbers.length, items: slice(numbers, page).map((n) => this.mappingByNumber(n)!) };
   }
 
