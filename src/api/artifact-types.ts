@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../http/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
-import type { Registry } from '../registry/registry.js';
+import type { ArtifactTypeFilter, Registry } from '../registry/registry.js';
 import { ARTIFACT_CATEGORIES, PROVIDERS } from '../schemas/registry-source.js';
 import { ArtifactType, ArtifactTypeList, ArtifactTypeMeta, ArtifactTypePageMeta, ResolveBody, ResolveMeta, ResolveResult } from '../schemas/api.js';
 import { pageParams, pageWindow, QuerySchema, registryMeta, StringEnum, type PageQuery } from './query.js';
@@ -14,12 +14,7 @@ const ArtifactTypesQuery = QuerySchema({
   ...pageParams(50, 100),
 });
 
-interface ArtifactTypesQuery extends PageQuery {
-  category?: string;
-  subcategory?: string;
-  provider?: string;
-  q?: string;
-}
+type ArtifactTypesQuery = PageQuery & ArtifactTypeFilter;
 
 function artifactMeta(registry: Registry) {
   return { ...registryMeta(registry), ocsf_version: registry.manifest.ocsf_version };
@@ -28,7 +23,7 @@ function artifactMeta(registry: Registry) {
 /** Artifact types in id order. */
 function listArtifactTypes({ query, services }: RouteContext<ArtifactTypesQuery>) {
   const { registry } = services;
-  const page = registry.artifactTypes({ category: query.category, subcategory: query.subcategory, provider: query.provider, q: query.q }, pageWindow(query));
+  const page = registry.artifactTypes(query, pageWindow(query));
   return json(page.items, { ...artifactMeta(registry), total: page.total, page: query.page, per_page: query.per_page });
 }
 

@@ -14,6 +14,7 @@ import {
   VersionMeta,
 } from '../schemas/api.js';
 import { pageParams, pageWindow, QuerySchema, registryMeta, StringEnum, type PageQuery } from './query.js';
+import type { FindingTemplateFilter, ToolMappingFilter } from '../registry/registry.js';
 
 const TemplatesQuery = QuerySchema({
   signal_id: Type.String({ minLength: 1 }),
@@ -25,20 +26,12 @@ const TemplatesQuery = QuerySchema({
   ...pageParams(50, 100),
 });
 
-interface TemplatesQuery extends PageQuery {
-  signal_id?: string;
-  category?: string;
-  severity?: string;
-  status?: string;
-  domain?: string;
-  q?: string;
-}
+type TemplatesQuery = PageQuery & FindingTemplateFilter;
 
 /** Finding templates in id order. */
 function listTemplates({ query, services }: RouteContext<TemplatesQuery>) {
   const { registry } = services;
-  const filter = { signal_id: query.signal_id, category: query.category, severity: query.severity, status: query.status, domain: query.domain, q: query.q };
-  const page = registry.findingTemplates(filter, pageWindow(query));
+  const page = registry.findingTemplates(query, pageWindow(query));
   return json(page.items, { ...registryMeta(registry), total: page.total, page: query.page, per_page: query.per_page });
 }
 
@@ -57,18 +50,12 @@ const ToolMappingsQuery = QuerySchema({
   ...pageParams(50, 100),
 });
 
-interface ToolMappingsQuery extends PageQuery {
-  tool_id?: string;
-  finding_template_id?: string;
-  confidence?: string;
-  q?: string;
-}
+type ToolMappingsQuery = PageQuery & ToolMappingFilter;
 
 /** Tool mappings in id order (tool, then rule order of the tool's source file). */
 function listToolMappings({ query, services }: RouteContext<ToolMappingsQuery>) {
   const { registry } = services;
-  const filter = { tool_id: query.tool_id, finding_template_id: query.finding_template_id, confidence: query.confidence, q: query.q };
-  const page = registry.toolMappings(filter, pageWindow(query));
+  const page = registry.toolMappings(query, pageWindow(query));
   return json(page.items, { ...registryMeta(registry), total: page.total, page: query.page, per_page: query.per_page });
 }
 
