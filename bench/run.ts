@@ -91,7 +91,9 @@ async function main(): Promise<void> {
   await store.close();
 
   const registry = Registry.open(defaultRegistryDir);
-  const plan = scenarios(registry);
+  // `npm run bench -- <text>` runs only the scenarios whose name contains the text (plus the baseline).
+  const only = process.argv[2];
+  const plan = scenarios(registry).filter((s, i) => !only || i === 0 || s.name.includes(only) || (s.alongside?.includes(only) ?? false));
   const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
   const service = spawn(process.execPath, [join(projectRoot, 'dist/src/server.js')], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await portFromLog(service);

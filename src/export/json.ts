@@ -116,7 +116,7 @@ function filteredData(view: ExportView) {
         ];
       }),
     ),
-    cross_framework_insights: crossFramework,
+    cross_framework_insights: { common_gaps: crossFramework.common_gaps },
     cross_framework: crossFramework,
   };
 }

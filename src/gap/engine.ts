@@ -40,7 +40,19 @@ export interface GapRegistry {
   framework(code: string): { code: string; name: string; version: string; control_count: number } | undefined;
   control(framework: string, id: string): { id: string; title: string; category: string; guidance: string; evidence: string[] } | undefined;
   controls(framework: string): ReadonlyArray<{ id: string; mapped_signals: ReadonlyArray<{ signal_id: string; confidence: number }> }>;
-  templatesOfSignal(signalId: string): ReadonlyArray<{ remediation: { steps: string[] } }>;
+  /** The signal's remediation steps (its finding templates' steps, or its hint), trimmed, with a case-folded key for de-duplication. */
+  remediationSteps(signalId: string): ReadonlyArray<RemediationStep>;
+}
+
+export interface RemediationStep {
+  text: string;
+  key: string;
+}
+
+/** Steps as the engine uses them: trimmed text, and a case-folded key to spot repeats across signals. */
+export function remediationStepsFrom(templateSteps: readonly string[], hint: string): RemediationStep[] {
+  const texts = templateSteps.length ? templateSteps : [hint];
+  return texts.map((step) => step.trim()).map((text) => ({ text, key: text.toLowerCase() }));
 }
 
 interface Reach {
@@ -282,7 +294,7 @@ function byGapOrder(a: ControlAssessment, b: ControlAssessment): number {
 }
 
 /** A gap reached by hundreds of findings would otherwise list hundreds of steps. */
-export const MAX_REMEDIATION_STEPS = 10;
+export const MAX_REMEDIATION_STEPS = 6;
 
 function remediationFor(registry: GapRegistry, framework: string, gap: ControlAssessment, gapFrameworksBySignal: Map<string, Map<string, Set<string>>>): Remediation {
   // Most severe signals first, so their steps come first when the list is cut.
@@ -291,26 +303,22 @@ function remediationFor(registry: GapRegistry, framework: string, gap: ControlAs
   );
   let frameworksTouched = 1;
   let effort: Effort = 'low';
-  const hints: string[] = [];
   const steps: string[] = [];
   const seenSteps = new Set<string>();
   for (const signalId of signalIds) {
     frameworksTouched = Math.max(frameworksTouched, gapFrameworksBySignal.get(signalId)?.size ?? 1);
     const signal = registry.signal(signalId)!;
     if (EFFORT_RANK[signal.effort] > EFFORT_RANK[effort]) effort = signal.effort;
-    hints.push(signal.remediation_hint);
-    const templates = registry.templatesOfSignal(signalId);
-    const candidates = templates.length ? templates.flatMap((t) => t.remediation.steps) : [signal.remediation_hint];
-    for (const step of candidates) {
+    if (steps.length >= MAX_REMEDIATION_STEPS) continue;
+    for (const step of registry.remediationSteps(signalId)) {
       if (steps.length >= MAX_REMEDIATION_STEPS) break;
-      const normalized = step.trim().toLowerCase();
-      if (seenSteps.has(normalized)) continue;
-      seenSteps.add(normalized);
-      steps.push(step.trim());
+      if (seenSteps.has(step.key)) continue;
+      seenSteps.add(step.key);
+      steps.push(step.text);
     }
   }
   const control = registry.control(framework, gap.control.id);
-  const guidance = [control?.guidance, hints[0]].filter(Boolean).join(' ');
+  const guidance = [control?.guidance, signalIds.length ? registry.signal(signalIds[0])!.remediation_hint : undefined].filter(Boolean).join(' ');
   const priority = remediationPriority(gap.severity ?? 'info', frameworksTouched);
   return { priority, priority_label: priorityLabel(priority), effort, guidance, steps };
 }

@@ -1,5 +1,5 @@
 import type { Registry } from '../registry/registry.js';
-import type { GapRegistry } from './engine.js';
+import { remediationStepsFrom, type GapRegistry, type RemediationStep } from './engine.js';
 import type { Effort, Severity } from './scoring.js';
 
 type SignalFacts = ReturnType<GapRegistry['signal']> & {};
@@ -16,7 +16,7 @@ type ControlSignals = ReturnType<GapRegistry['controls']>[number];
 export class GapIndex implements GapRegistry {
   private readonly signals = new Map<string, SignalFacts>();
   private readonly mappings = new Map<string, MappingFacts[]>();
-  private readonly steps = new Map<string, Array<{ remediation: { steps: string[] } }>>();
+  private readonly steps = new Map<string, RemediationStep[]>();
   private readonly frameworks = new Map<string, FrameworkFacts>();
   private readonly controlFacts = new Map<string, ControlFacts>();
   private readonly controlSignals = new Map<string, ControlSignals[]>();
@@ -29,7 +29,7 @@ export class GapIndex implements GapRegistry {
         id,
         registry.mappingsOfSignal(id).map((m) => ({ framework: m.framework, control_id: m.control_id, relationship: m.relationship, confidence: m.confidence })),
       );
-      this.steps.set(id, registry.templatesOfSignal(id).map((t) => ({ remediation: { steps: [...t.remediation.steps] } })));
+      this.steps.set(id, remediationStepsFrom(registry.templatesOfSignal(id).flatMap((t) => t.remediation.steps), signal.remediation_hint));
     }
     for (const framework of registry.frameworks()) {
       if (!framework.gap_analysis) continue;
@@ -66,7 +66,7 @@ export class GapIndex implements GapRegistry {
     return this.controlSignals.get(framework) ?? [];
   }
 
-  templatesOfSignal(signalId: string) {
+  remediationSteps(signalId: string) {
     return this.steps.get(signalId) ?? [];
   }
 }

@@ -46,7 +46,8 @@ export function buildResult(outcome: AnalysisOutcome, context: ResultContext) {
       gaps: framework.gaps.map((gap) => variantAGap(outcome, framework, gap)),
     })),
     by_framework: Object.fromEntries(outcome.frameworks.map((framework) => [framework.code, variantBFramework(outcome, framework)])),
-    cross_framework_insights: crossFramework,
+    // Variant A names only common_gaps here; the synergies are in the Variant B object.
+    cross_framework_insights: { common_gaps: outcome.common_gaps },
     cross_framework: crossFramework,
   };
   const meta = {

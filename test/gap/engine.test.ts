@@ -1,5 +1,5 @@
 import t from 'tap';
-import { assess, type AnalysisOptions, type Finding, type GapRegistry } from '../../src/gap/engine.js';
+import { assess, remediationStepsFrom, type AnalysisOptions, type Finding, type GapRegistry } from '../../src/gap/engine.js';
 import { postureScore, postureStatus, remediationPriority, priorityLabel } from '../../src/gap/scoring.js';
 
 /**
@@ -38,7 +38,7 @@ const registry: GapRegistry = {
       const mapped = Object.entries(mappings).flatMap(([signal_id, list]) => list.filter((m) => m.framework === framework && m.control_id === id).map((m) => ({ signal_id, confidence: m.confidence })));
       return { id, mapped_signals: mapped };
     }),
-  templatesOfSignal: (id) => (id === 'S-PRIMARY' ? [{ remediation: { steps: ['Step one', 'Step two'] } }, { remediation: { steps: ['step one', 'Step three'] } }] : []),
+  remediationSteps: (id) => remediationStepsFrom(id === 'S-PRIMARY' ? ['Step one', 'Step two', 'step one', 'Step three'] : [], signals[id as keyof typeof signals].remediation_hint),
 };
 const defaults: AnalysisOptions = { include_resolved: false, min_confidence: 0.7, include_remediation: true, include_evidence_requirements: false, include_cross_framework: true };
 const finding = (id: string, signal_id: string, status: Finding['status'], level?: Finding['severity']): Finding => ({ id, signal_id, status, ...(level && { severity: level }) });
