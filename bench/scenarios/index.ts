@@ -37,9 +37,10 @@ export function scenarios(registry: Registry): Scenario[] {
   const signalId = registry.signalIds({ domain: 'HIPAA' })[0];
   return [
     { name: 'baseline: bare uWS, same bytes as signal detail', method: 'GET', path: `/v1/signals/${signalId}`, expectStatus: 200, connections: 32, durationSeconds: 8, baseline: true },
-    { name: 'registry: GET /v1/signals/:id', method: 'GET', path: `/v1/signals/${signalId}`, expectStatus: 200, connections: 32, durationSeconds: 8, targetP99Ms: 10 },
-    { name: 'registry: GET /v1/signals?domain=HIPAA&severity=high', method: 'GET', path: '/v1/signals?domain=HIPAA&severity=high&per_page=20', expectStatus: 200, connections: 32, durationSeconds: 8, targetP99Ms: 10 },
-    { name: 'registry: GET /v1/search?q=encryption', method: 'GET', path: '/v1/search?q=encryption%20at%20rest', expectStatus: 200, connections: 32, durationSeconds: 8, targetP99Ms: 10 },
+    // Throughput at saturation (32 connections): latency here is mostly queueing, so no target.
+    { name: 'registry: GET /v1/signals/:id', method: 'GET', path: `/v1/signals/${signalId}`, expectStatus: 200, connections: 32, durationSeconds: 8 },
+    { name: 'registry: GET /v1/signals?domain=HIPAA&severity=high', method: 'GET', path: '/v1/signals?domain=HIPAA&severity=high&per_page=20', expectStatus: 200, connections: 32, durationSeconds: 8 },
+    { name: 'registry: GET /v1/search?q=encryption', method: 'GET', path: '/v1/search?q=encryption%20at%20rest', expectStatus: 200, connections: 32, durationSeconds: 8 },
     // Latency targets are per request: one connection, requests back to back.
     { name: 'gap analysis: 500 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 15, targetP99Ms: 50 },
     { name: 'gap analysis: 500 findings × 11 frameworks, 4 connections', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 4, durationSeconds: 10 },

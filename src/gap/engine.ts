@@ -317,8 +317,11 @@ function remediationFor(registry: GapRegistry, framework: string, gap: ControlAs
       steps.push(step.text);
     }
   }
+  // The control's guidance, then the most severe signal's hint unless that hint is already a step
+  // (signals without finding templates contribute their hint as their step).
   const control = registry.control(framework, gap.control.id);
-  const guidance = [control?.guidance, signalIds.length ? registry.signal(signalIds[0])!.remediation_hint : undefined].filter(Boolean).join(' ');
+  const hint = signalIds.length ? registry.signal(signalIds[0])!.remediation_hint.trim() : undefined;
+  const guidance = [control?.guidance, hint && !steps.includes(hint) ? hint : undefined].filter(Boolean).join(' ');
   const priority = remediationPriority(gap.severity ?? 'info', frameworksTouched);
   return { priority, priority_label: priorityLabel(priority), effort, guidance, steps };
 }

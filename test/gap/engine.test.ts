@@ -127,6 +127,7 @@ t.test('remediation: priority, effort, de-duplicated steps, evidence', async (t)
   t.equal(a4.priority, 1);
   t.equal(a4.effort, 'high');
   t.same(a4.steps, ['Fix the wide weakness.'], 'without templates the signal hint is the step');
+  t.equal(a4.guidance, 'Guidance for A4.', 'a hint that is already a step is not repeated in the guidance');
   t.same(outcome.evidence.get('AAA|A1'), ['Evidence for A1']);
 
   const without = assess(registry, [finding('f1', 'S-PRIMARY', 'open')], ['AAA'], { ...defaults, include_remediation: false });
