@@ -95,5 +95,3 @@ function valueAt(body: unknown, dotted: string): unknown {
   }
   return current;
 }
-
-export { bodyAjv };
