@@ -49,6 +49,14 @@ function flagsOf(code, c) {
 }
 
 mkdirSync(join(sources, 'frameworks'), { recursive: true });
+/** Our own description of a framework survives a re-import of its catalog. */
+function existingDescription(code) {
+  try {
+    return YAML.parse(readFileSync(join(sources, 'frameworks', `${code}.yaml`), 'utf8')).description;
+  } catch {
+    return undefined;
+  }
+}
 for (const [code, meta] of Object.entries(FRAMEWORKS)) {
   const ref = JSON.parse(readFileSync(join(reference, 'frameworks', `${code}.json`), 'utf8'));
   const controls = ref.controls.map((c) => {
@@ -64,6 +72,8 @@ for (const [code, meta] of Object.entries(FRAMEWORKS)) {
     version: meta.short_version,
     edition: ref.version,
     category: meta.category,
+    // A new framework has none yet: the compiler then refuses the catalog until someone writes it.
+    description: existingDescription(code),
     gap_analysis: meta.gap_analysis,
     source: ref.source,
     controls,

@@ -194,7 +194,7 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
       version: framework.version,
       category: framework.category,
       control_count: framework.controls.length,
-      description: framework.edition ? `${framework.name}: ${framework.edition}` : framework.name,
+      description: framework.description,
       gap_analysis: framework.gap_analysis,
     };
     frameworkItems.push(item);

@@ -69,6 +69,7 @@ function checkFrameworks(parsed: ParsedSources, issues: Issues): Map<string, Fra
       name: doc.name,
       version: doc.version,
       edition: doc.edition ?? '',
+      description: doc.description,
       source: doc.source ?? '',
       category: doc.category,
       gap_analysis: doc.gap_analysis,

@@ -31,6 +31,7 @@ export interface FrameworkNode {
   name: string;
   version: string;
   edition: string;
+  description: string;
   source: string;
   category: string;
   gap_analysis: boolean;

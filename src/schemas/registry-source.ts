@@ -102,6 +102,8 @@ export const FrameworkCatalogFile = Closed({
   version: Text,
   edition: Type.Optional(Type.String()),
   category: FrameworkCategory,
+  /** What the framework is and whom it binds, in our words (the rest of the file is catalog fact). */
+  description: Text,
   gap_analysis: Type.Boolean(),
   source: Type.Optional(Type.String()),
   controls: Type.Array(CatalogControl, { minItems: 1 }),

@@ -128,7 +128,7 @@ t.test('search', async (t) => {
 t.test('frameworks and controls', async (t) => {
   t.same(registry.frameworks().map((f) => f.code), ['HIPAA', 'CMMC', 'ISO27001', 'NISTCSF', 'FEDRAMP', 'NIST80053R5']);
   t.same(registry.frameworks('government').map((f) => f.code), ['CMMC', 'FEDRAMP', 'NIST80053R5']);
-  t.match(registry.frameworks()[0], { code: 'HIPAA', listing_code: 'HIPAA', name: 'HIPAA Security Rule', version: '2013 Omnibus', category: 'healthcare', control_count: 4, gap_analysis: true, description: /45 CFR/ });
+  t.match(registry.frameworks()[0], { code: 'HIPAA', listing_code: 'HIPAA', name: 'HIPAA Security Rule', version: '2013 Omnibus', category: 'healthcare', control_count: 4, gap_analysis: true, description: 'Test fixture catalog for HIPAA.' });
   for (const [input, code] of [['nist-csf', 'NISTCSF'], ['NIST CSF', 'NISTCSF'], ['ISO-27001', 'ISO27001'], ['iso27001', 'ISO27001'], ['nist-800-53', 'NIST80053R5'], ['hipaa', 'HIPAA']]) {
     t.equal(registry.resolveFrameworkCode(input), code, input);
   }
