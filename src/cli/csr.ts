@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { isTier, TIERS, type Tier } from '../tiers.js';
@@ -14,6 +15,8 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr accounts set-tier NAME TIER                 change an account's tier
   csr registry build [--if-stale]                 compile registry/sources into the LMDB index
   csr registry report [--json]                    registry depth figures against their targets (docs/registry-report.md)
+  csr analyze FILE|- [--frameworks A,B] [--tier T] gap analysis offline: FILE holds a request body or a findings array;
+                                                  prints the result (as POST /v1/gap-analysis would, nothing stored)
   csr serve                                       start the HTTP service (same as npm start)
 
 Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default ./data); registry commands honour REGISTRY_DIR.`;
@@ -44,7 +47,7 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' } },
+    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' } },
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -103,12 +106,46 @@ async function run(argv: string[]): Promise<void> {
     out(values.json ? JSON.stringify(report, null, 2) : formatReportText(report));
     return;
   }
+  if (group === 'analyze') {
+    if (!action) throw new UsageError('analyze needs a FILE (or - for standard input)');
+    const tier = tierArgument(values.tier) ?? 'enterprise';
+    const text = action === '-' ? readFileSync(0, 'utf8') : readFileSync(action, 'utf8');
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`${action} is not JSON: ${(error as Error).message}`);
+    }
+    const body = Array.isArray(input) ? { findings: input } : (input as Record<string, unknown>);
+    if (values.frameworks) body.frameworks = values.frameworks.split(',').map((code) => code.trim()).filter(Boolean);
+    const { Registry } = await import('../registry/registry.js');
+    const { analyze } = await import('../gap/analyze.js');
+    const { newAnalysisId } = await import('../store/analyses.js');
+    const registry = Registry.open(resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir));
+    const now = new Date();
+    const output = analyze(registry, { body: new TextEncoder().encode(JSON.stringify(body)), tier, id: newAnalysisId(now), createdAt: now.toISOString() });
+    await registry.close();
+    if (!output.ok) {
+      process.stderr.write(`${JSON.stringify({ error: output.error })}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(Buffer.from(output.payload));
+    process.stdout.write('\n');
+    return;
+  }
   if (group === 'serve') {
     await import('../server.js').then((server) => server.main());
     return;
   }
   throw new UsageError(group ? `Unknown command: ${[group, action].filter(Boolean).join(' ')}` : 'No command given');
 }
+
+// A reader that stops early (`csr analyze … | head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 run(process.argv.slice(2)).catch((error) => {
   if (error instanceof UsageError) {

@@ -1,0 +1,36 @@
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
+import { finding, primarySignals } from '../helpers/findings.js';
+
+const csr = join(projectRoot, 'bin', 'csr.js');
+
+t.test('csr analyze: offline gap analysis from a file or standard input', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'csr-analyze-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const [{ signal_id, control_id }] = primarySignals('HIPAA', 1);
+  const file = join(dir, 'findings.json');
+  writeFileSync(file, JSON.stringify([finding('f-1', signal_id)]));
+
+  const run = spawnSync(process.execPath, [csr, 'analyze', file, '--frameworks', 'hipaa'], { encoding: 'utf8' });
+  t.equal(run.status, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  t.match(result.data.id, /^GAP-/);
+  t.equal(result.data.by_framework.HIPAA.gaps[0].control.id, control_id);
+  t.equal(result.meta.scoring_version, '1.0.0');
+
+  const body = JSON.stringify({ frameworks: ['HIPAA', 'SOC2'], findings: [finding('f-1', signal_id)] });
+  const piped = spawnSync(process.execPath, [csr, 'analyze', '-', '--tier', 'pro'], { input: body, encoding: 'utf8' });
+  t.equal(piped.status, 1, 'tier limits apply: Pro analyses one framework');
+  t.equal(JSON.parse(piped.stderr).error.code, 'GAP_TOO_MANY_FRAMEWORKS');
+
+  const unknown = spawnSync(process.execPath, [csr, 'analyze', file, '--frameworks', 'SOX'], { encoding: 'utf8' });
+  t.equal(unknown.status, 1);
+  t.equal(JSON.parse(unknown.stderr).error.code, 'GAP_FRAMEWORK_NOT_FOUND');
+
+  const missing = spawnSync(process.execPath, [csr, 'analyze'], { encoding: 'utf8' });
+  t.equal(missing.status, 2, 'usage error');
+});
