@@ -205,10 +205,21 @@ export function orderBySchema(schema: unknown, value: unknown): unknown {
   return out;
 }
 
+/**
+ * Typographic punctuation becomes plain ASCII (curly quotes, en and em dashes, ellipsis, no-break
+ * space): the same text then reads the same in JSON, CSV and the PDF's standard fonts, and the
+ * serialized analyses stay one-byte strings, which are cheaper to encode.
+ */
+const TYPOGRAPHY: Record<string, string> = { '\u2018': "'", '\u2019': "'", '\u201C': '"', '\u201D': '"', '\u2013': '-', '\u2014': '-', '\u2026': '...', '\u00A0': ' ' };
+
+export function plainTypography(text: string): string {
+  return text.replace(/[\u2018\u2019\u201C\u201D\u2013\u2014\u2026\u00A0]/g, (ch) => TYPOGRAPHY[ch]);
+}
+
 function parseYaml(file: SourceFile, issues: Issues): unknown {
   let value: unknown;
   try {
-    value = yaml.load(file.bytes.toString('utf8'), { schema: yaml.CORE_SCHEMA });
+    value = yaml.load(plainTypography(file.bytes.toString('utf8')), { schema: yaml.CORE_SCHEMA });
   } catch (error) {
     if (!(error instanceof yaml.YAMLException)) throw error;
     const at = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : '';
