@@ -8,6 +8,7 @@ import { Registry } from '../src/registry/registry.js';
 import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from '../src/gap/analyze.js';
 import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src/validation/validator.js';
 import { gapIndexOf } from '../src/gap/gap-index.js';
+import { compareStored, type CompareTask } from '../src/gap/compare.js';
 import { registryEvidence } from '../src/export/model.js';
 import { renderExport as renderExportFile } from '../src/export/render.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
@@ -29,6 +30,11 @@ export function ready(): true {
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeRequest(registry, task);
   return output.ok ? transferring(output, output.payload.buffer) : output;
+}
+
+/** POST /v1/gap-analysis/compare of large analyses: parsing two stored results is the heavy part. */
+export function compare(task: CompareTask): ReturnType<typeof compareStored> {
+  return compareStored(task);
 }
 
 /** POST /v1/validate/batch above the inline size: schema checks only, no registry reads. */

@@ -3,9 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../http/errors.js';
 import type { Route, RouteContext } from '../http/route.js';
 import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js';
-import { compareAnalyses } from '../gap/compare.js';
+import { compareStored, type CompareTask } from '../gap/compare.js';
 import { gapFrameworkCodes } from '../gap/request.js';
-import type { AnalysisResult } from '../gap/result.js';
 import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } from '../schemas/gap.js';
 import { AnalysisStore, newAnalysisId } from '../store/analyses.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
@@ -101,17 +100,23 @@ function summary(ctx: RouteContext) {
   };
 }
 
-function parseStored(payload: Buffer): AnalysisResult['data'] {
-  return (JSON.parse(payload.toString('utf8')) as AnalysisResult).data;
-}
+/** Above this many stored bytes (both analyses), parsing them would hold the HTTP thread: use a worker. */
+export const INLINE_COMPARE_MAX_BYTES = 512 * 1024;
 
-function compare(ctx: RouteContext<unknown, CompareBodyType>) {
+async function compare(ctx: RouteContext<unknown, CompareBodyType>) {
   const { services, account, body } = ctx;
   const now = services.now();
-  const baseline = parseStored(services.analyses.get(body.baseline_id, account.name, now).payload);
-  const current = parseStored(services.analyses.get(body.current_id, account.name, now).payload);
-  const comparisonId = `CMP-${now.toISOString().slice(0, 10)}-${randomBytes(5).toString('hex').toUpperCase()}`;
-  return { json: { data: compareAnalyses(baseline, current, { includeUnchanged: body.options?.include_unchanged ?? false, comparisonId }), meta: { version: '1.0.0' } } };
+  const task: CompareTask = {
+    baseline: services.analyses.get(body.baseline_id, account.name, now).payload,
+    current: services.analyses.get(body.current_id, account.name, now).payload,
+    includeUnchanged: body.options?.include_unchanged ?? false,
+    comparisonId: `CMP-${now.toISOString().slice(0, 10)}-${randomBytes(5).toString('hex').toUpperCase()}`,
+  };
+  const data =
+    task.baseline.byteLength + task.current.byteLength <= INLINE_COMPARE_MAX_BYTES
+      ? compareStored(task)
+      : await services.pool.run<ReturnType<typeof compareStored>>('compare', task);
+  return { json: { data, meta: { version: '1.0.0' } } };
 }
 
 

@@ -32,6 +32,23 @@ function direction(change: number | null): 'improving' | 'declining' | 'stable' 
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
+export interface CompareTask {
+  /** The stored create responses (`{"data":…,"meta":…}` bytes) of both analyses. */
+  baseline: Uint8Array;
+  current: Uint8Array;
+  includeUnchanged: boolean;
+  comparisonId: string;
+}
+
+function storedData(bytes: Uint8Array): Data {
+  return (JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as AnalysisResult).data;
+}
+
+/** Compares two stored responses: parse both, then compare. Runs inline, or in a worker when they are large. */
+export function compareStored(task: CompareTask) {
+  return compareAnalyses(storedData(task.baseline), storedData(task.current), { includeUnchanged: task.includeUnchanged, comparisonId: task.comparisonId });
+}
+
 /** Compares two stored analyses of the same account (spec 2.8, both variants in one answer). */
 export function compareAnalyses(baseline: Data, current: Data, options: { includeUnchanged: boolean; comparisonId: string }) {
   const baselineFrameworks = Object.keys(baseline.by_framework);
