@@ -290,10 +290,13 @@ export function frameworkOverlaps(model: RegistryModel, mappings: MappingNode[],
   return out;
 }
 
+/** Coverage counts the 11 gap-analysis frameworks only: the listing-only catalogs would double-count FedRAMP's source (800-53). */
 export function signalCoverage(model: RegistryModel, mappings: MappingNode[]): SignalCoverage[] {
   const rank = frameworkRank(model);
+  const gapFrameworks = new Set(model.frameworks.filter((f) => f.gap_analysis).map((f) => f.code));
   const bySignal = new Map<string, Map<string, string[]>>(model.signals.map((s) => [s.id, new Map()]));
   for (const m of mappings) {
+    if (!gapFrameworks.has(m.framework)) continue;
     const frameworks = bySignal.get(m.signal_id)!;
     const controls = frameworks.get(m.framework) ?? [];
     controls.push(m.control_id);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../http/errors.js';
+import { ApiError, invalidParameter } from '../http/errors.js';
+import { StringEnum } from '../schemas/api.js';
 import type { Route, RouteContext } from '../http/route.js';
 import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js';
 import { compareStored, type CompareTask } from '../gap/compare.js';
@@ -53,7 +54,7 @@ const SummaryQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
-  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')])),
+  status: Type.Optional(StringEnum(['pending', 'completed', 'failed'] as const)),
   framework: Type.Optional(Type.String()),
 });
 
@@ -63,10 +64,11 @@ function summary(ctx: RouteContext) {
   let framework: string | undefined;
   if (query.framework !== undefined) {
     framework = services.registry.resolveFrameworkCode(query.framework);
-    if (!framework) throw new ApiError('invalid_parameter', { parameter: 'framework', value: query.framework, valid_values: gapFrameworkCodes(services.registry) });
+    if (!framework) throw invalidParameter('framework', query.framework, { valid_values: gapFrameworkCodes(services.registry), reason: 'is not a gap-analysis framework code' });
   }
-  // Variant B asks with `limit` alone; Variant A pages with page/per_page (default 20).
-  const perPage = query.per_page ?? (query.limit !== undefined && query.page === 1 ? query.limit : 20);
+  // Variant A pages with page/per_page; Variant B's `limit` is the page size when per_page is absent.
+  // With neither, 20 (Variant A's default) — docs/api.md.
+  const perPage = query.per_page ?? query.limit ?? 20;
   const offset = (query.page - 1) * perPage;
   const now = services.now();
   const { total, items } = services.analyses.list(account.name, { framework, status: query.status, offset, limit: perPage }, now);

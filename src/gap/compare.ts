@@ -1,4 +1,5 @@
 import type { AnalysisResult } from './result.js';
+import { postureScore } from './scoring.js';
 
 type Data = AnalysisResult['data'];
 type ControlStatus = 'compliant' | 'partially_compliant' | 'non_compliant' | 'not_assessed';
@@ -19,6 +20,20 @@ function controlStates(data: Data, framework: string): Map<string, ControlState>
   for (const gap of section.gaps) states.set(gap.control.id, { status: gap.status, title: gap.control.title });
   for (const control of section.compliant) states.set(control.control.id, { status: 'compliant', title: control.control.title });
   return states;
+}
+
+/** The posture score over some frameworks of an analysis, by the scoring rule; null when none is assessed. */
+function pooledScore(data: Data, frameworks: readonly string[]): number | null {
+  let compliant = 0;
+  let partial = 0;
+  let assessed = 0;
+  for (const code of frameworks) {
+    const posture = data.by_framework[code].posture;
+    compliant += posture.controls_compliant;
+    partial += posture.controls_partial;
+    assessed += posture.controls_compliant + posture.controls_partial + posture.controls_non_compliant;
+  }
+  return postureScore(compliant, partial, assessed);
 }
 
 const isGap = (status: ControlStatus | undefined) => status === 'non_compliant' || status === 'partially_compliant';
@@ -97,8 +112,10 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
     byFrameworkB[framework] = scores;
   }
 
-  const baselineScore = baseline.summary.posture_score;
-  const currentScore = current.summary.posture_score;
+  // Scores are pooled over the frameworks both analyses cover, so a trend never mixes frameworks
+  // present on one side only (those are listed separately).
+  const baselineScore = pooledScore(baseline, shared);
+  const currentScore = pooledScore(current, shared);
   const scoreChange = baselineScore === null || currentScore === null ? null : round1(currentScore - baselineScore);
   const percentageChange = scoreChange === null || !baselineScore ? null : round1((100 * scoreChange) / baselineScore);
   const trend = direction(scoreChange);
@@ -113,8 +130,8 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
     frameworks_only_in_baseline: baselineFrameworks.filter((code) => !shared.includes(code)),
     frameworks_only_in_current: currentFrameworks.filter((code) => !shared.includes(code)),
     comparison: {
-      baseline: { id: baseline.id, created_at: baseline.created_at, posture_score: baselineScore },
-      current: { id: current.id, created_at: current.created_at, posture_score: currentScore },
+      baseline: { id: baseline.id, created_at: baseline.created_at, posture_score: baselineScore, overall_posture_score: baseline.summary.posture_score },
+      current: { id: current.id, created_at: current.created_at, posture_score: currentScore, overall_posture_score: current.summary.posture_score },
       trend: { direction: trend, score_change: scoreChange, percentage_change: percentageChange },
       gaps_resolved: gapsResolved,
       gaps_added: gapsAdded,

@@ -33,14 +33,18 @@ export function gapFrameworkCodes(registry: Pick<RequestRegistry, 'frameworks'>)
  * shape and options → framework codes → tier limits → each finding → signal ids.
  */
 export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: RequestRegistry): ValidatedAnalysisRequest {
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
-  } catch (error) {
-    throw new ApiError('invalid_json', { reason: raw.byteLength === 0 ? 'the body is empty' : (error as Error).message });
+  let body: unknown = {};
+  if (raw.byteLength > 0) {
+    try {
+      body = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
+    } catch (error) {
+      throw new ApiError('invalid_json', { reason: (error as Error).message });
+    }
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidParameter('(body)', null, { reason: 'must be a JSON object with findings and frameworks' });
-  const { findings, frameworks, options } = body as Record<string, unknown>;
+  const { findings, frameworks, options, ...unknownFields } = body as Record<string, unknown>;
+  const [unknownField] = Object.keys(unknownFields);
+  if (unknownField !== undefined) throw invalidParameter(unknownField, unknownFields[unknownField], { reason: 'is not a recognised field (expected findings, frameworks, options)' });
 
   const optionValues = options === undefined ? {} : options;
   if (optionValues === null || typeof optionValues !== 'object' || Array.isArray(optionValues)) throw invalidParameter('options', options, { reason: 'must be an object' });
@@ -67,7 +71,7 @@ export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: R
 
   const limits = GAP_ANALYSIS_LIMITS[tier];
   if (resolved.length > limits.maxFrameworks) throw new ApiError('GAP_TOO_MANY_FRAMEWORKS', { count: resolved.length, limit: limits.maxFrameworks, tier });
-  if (!Array.isArray(findings)) throw invalidParameter('findings', findings === undefined ? null : typeof findings, { reason: 'must be an array of findings' });
+  if (!Array.isArray(findings)) throw invalidParameter('findings', findings ?? null, { reason: 'must be an array of findings' });
   if (findings.length > limits.maxFindings) throw new ApiError('GAP_TOO_MANY_FINDINGS', { count: findings.length, limit: limits.maxFindings, tier });
 
   const firstIndexOfId = new Map<string, number>();
@@ -76,7 +80,7 @@ export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: R
     const finding = findings[index];
     if (!checkFinding(finding)) {
       const error = checkFinding.errors![0];
-      const pointer = `/findings/${index}${error.keyword === 'required' ? `/${(error.params as { missingProperty: string }).missingProperty}` : error.instancePath}`;
+      const pointer = `/findings/${index}${error.instancePath}${error.keyword === 'required' ? `/${(error.params as { missingProperty: string }).missingProperty}` : ''}`;
       const reason = error.keyword === 'required' ? 'is required' : error.keyword === 'enum' || error.keyword === 'const' || error.keyword === 'anyOf' ? describeEnum(error.instancePath) : error.message ?? 'is invalid';
       throw new ApiError('GAP_INVALID_FINDING', { index, pointer, reason: `${pointer.split('/').slice(3).join('.') || 'finding'} ${reason}` });
     }

@@ -81,9 +81,10 @@ export class Pipeline {
     });
 
     const match = this.router.match(request.method, request.url);
-    if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }));
+    if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }), this.currentLimits(request));
     if (match.kind === 'method_not_allowed') {
       return refuse(new ApiError('method_not_allowed', { method: request.method, path: request.url, allowed: match.allowed }), {
+        ...this.currentLimits(request),
         Allow: match.allowed.join(', '),
       });
     }
@@ -138,6 +139,14 @@ export class Pipeline {
     };
   }
 
+  /** The caller's rate-limit headers without counting the request (for refusals before the limiter). */
+  private currentLimits(request: IncomingRequest): Record<string, string> {
+    const account = this.authenticate(request.headers.authorization);
+    return account
+      ? this.limiter.peek(`account:${account.name}`, RATE_LIMITS[account.tier]).headers
+      : this.limiter.peek(`ip:${request.remoteAddress}`, RATE_LIMITS.community).headers;
+  }
+
   private authenticate(header: string | undefined) {
     if (!header) return undefined;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -176,7 +185,8 @@ export class Pipeline {
 }
 
 function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) throw new ApiError('invalid_json', { reason: 'the body is empty' });
+  // An empty body is an empty object: the schema then names any required field that is missing.
+  if (raw.length === 0) return {};
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {

@@ -13,6 +13,9 @@ addFormats(bodyAjv);
 
 export type Validator = (value: unknown) => unknown;
 
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+const NUMBER_TEXT = /^-?\d{1,15}(\.\d{1,15})?$/;
+
 function firstProblem(errors: ErrorObject[] | null | undefined): ErrorObject | undefined {
   return errors?.[0];
 }
@@ -65,7 +68,17 @@ export function compileQuery(schema: TSchema): (search: URLSearchParams) => Reco
     const value: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(properties)) {
       if (!search.has(name)) continue;
-      value[name] = property.type === 'array' ? search.getAll(name) : search.get(name);
+      if (property.type === 'array') {
+        value[name] = search.getAll(name);
+        continue;
+      }
+      const given = search.getAll(name);
+      if (given.length > 1) throw invalidParameter(name, given, { reason: 'is given more than once' });
+      const text = given[0];
+      // ajv's coercion would read 0x10, 1e1 or " 5" as numbers: accept only plain decimal notation.
+      if (property.type === 'integer' && !INTEGER_TEXT.test(text)) throw invalidParameter(name, text, { reason: 'must be an integer' });
+      if (property.type === 'number' && !NUMBER_TEXT.test(text)) throw invalidParameter(name, text, { reason: 'must be a number' });
+      value[name] = text;
     }
     const raw = { ...value };
     if (!validate(value)) {

@@ -158,6 +158,9 @@ export class RegistryNotBuiltError extends Error {
   }
 }
 
+/** 600 UTF-16 units are at most 1,800 UTF-8 bytes, under LMDB's 1,978-byte key limit. */
+const MAX_KEY_CHARS = 600;
+
 /** Recent search answers kept per thread (least recently used dropped first). */
 const SEARCH_CACHE_ENTRIES = 1000;
 
@@ -196,6 +199,9 @@ export class Registry {
   }
 
   private get<T>(key: string): T | undefined {
+    // No registry key comes near this; a longer one (an id a client made up) cannot exist, and
+    // LMDB refuses keys over ~2 KB, so it is simply not found.
+    if (key.length > MAX_KEY_CHARS) return undefined;
     return this.db.get(key) as T | undefined;
   }
 

@@ -87,9 +87,15 @@ export { SignalDetail, RegistryStats, DomainDetail };
 export const SignalMappings = Type.Object({ signal_id: Type.String(), mappings: Type.Array(MappingRecord) });
 export const MappingList = Type.Array(MappingRecord);
 
-export const BulkSignalsBody = Type.Object({
-  ids: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 100, description: 'Signal ids, at most 100' }),
-});
+// Request bodies refuse fields they do not know: a misspelt filter must not be silently ignored.
+const Strict = { additionalProperties: false } as const;
+
+export const BulkSignalsBody = Type.Object(
+  {
+    ids: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 100, description: 'Signal ids, at most 100' }),
+  },
+  Strict,
+);
 export type BulkSignalsBody = Static<typeof BulkSignalsBody>;
 
 export const BulkSignalsResult = Type.Object({
@@ -103,11 +109,14 @@ export const BulkSignalsResult = Type.Object({
   summary: Type.Object({ total: Total, found: Total, not_found: Total }),
 });
 
-export const BulkMappingsBody = Type.Object({
-  signal_ids: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 100, description: 'Signal ids, at most 100' }),
-  framework: Type.Optional(Type.String({ description: 'Framework code (gap-analysis or listing spelling, any case)' })),
-  min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-});
+export const BulkMappingsBody = Type.Object(
+  {
+    signal_ids: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 100, description: 'Signal ids, at most 100' }),
+    framework: Type.Optional(Type.String({ description: 'Framework code (gap-analysis or listing spelling, any case)' })),
+    min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  Strict,
+);
 export type BulkMappingsBody = Static<typeof BulkMappingsBody>;
 
 export const BulkMappingsResult = Type.Object({
@@ -163,15 +172,21 @@ export { ControlDetail };
 export const ArtifactTypeList = Type.Array(ArtifactType);
 export { ArtifactType };
 
-export const ResolveBody = Type.Object({
-  resources: Type.Array(
-    Type.Object({
-      provider: Type.String({ minLength: 1, description: 'aws, azure, gcp, oci or alibaba (any case)' }),
-      resource_type: Type.String({ minLength: 1, maxLength: 512 }),
-    }),
-    { maxItems: 100, description: 'Provider resources, at most 100' },
-  ),
-});
+export const ResolveBody = Type.Object(
+  {
+    resources: Type.Array(
+      Type.Object(
+        {
+          provider: Type.String({ minLength: 1, description: 'aws, azure, gcp, oci or alibaba (any case)' }),
+          resource_type: Type.String({ minLength: 1, maxLength: 512 }),
+        },
+        Strict,
+      ),
+      { maxItems: 100, description: 'Provider resources, at most 100' },
+    ),
+  },
+  Strict,
+);
 export type ResolveBody = Static<typeof ResolveBody>;
 
 export const ResolveResult = Type.Array(
@@ -322,16 +337,22 @@ export const ValidationError = Type.Object({
 });
 export type ValidationError = Static<typeof ValidationError>;
 
-export const ValidateBody = Type.Object({
-  schema: StringEnum(SCHEMA_TYPES),
-  data: Type.Unknown({ description: 'The object to check' }),
-});
+export const ValidateBody = Type.Object(
+  {
+    schema: StringEnum(SCHEMA_TYPES),
+    data: Type.Unknown({ description: 'The object to check' }),
+  },
+  Strict,
+);
 export type ValidateBody = Static<typeof ValidateBody>;
 
-export const ValidateBatchBody = Type.Object({
-  schema: StringEnum(SCHEMA_TYPES),
-  items: Type.Array(Type.Unknown(), { maxItems: 100, description: 'Objects to check, at most 100' }),
-});
+export const ValidateBatchBody = Type.Object(
+  {
+    schema: StringEnum(SCHEMA_TYPES),
+    items: Type.Array(Type.Unknown(), { maxItems: 100, description: 'Objects to check, at most 100' }),
+  },
+  Strict,
+);
 export type ValidateBatchBody = Static<typeof ValidateBatchBody>;
 
 export const ValidationResult = Type.Object({

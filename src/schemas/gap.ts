@@ -37,11 +37,14 @@ export const AnalysisOptionsInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const CreateAnalysisBody = Type.Object({
+export const CreateAnalysisBody = Type.Object(
+  {
   findings: Type.Array(FindingInput),
   frameworks: Type.Array(Type.String(), { minItems: 1 }),
   options: Type.Optional(Type.Partial(AnalysisOptionsInput, { additionalProperties: false })),
-});
+  },
+  { additionalProperties: false },
+);
 export type CreateAnalysisBody = Static<typeof CreateAnalysisBody>;
 
 export const CompareBody = Type.Object(

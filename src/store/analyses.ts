@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.js';
 import type { AnalysisIndexEntry, DataStore } from './database.js';
 
 const DAY_MS = 86_400_000;
+const MAX_ID_LENGTH = 128;
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** GAP-<YYYY-MM-DD>-<10 Crockford base32 characters = 50 random bits>. */
@@ -63,7 +64,8 @@ export class AnalysisStore {
   }
 
   entryFor(id: string, account: string, now: Date): AnalysisIndexEntry {
-    const entry = this.store.analysisIndex.get(id);
+    // Real ids are 25 characters; anything much longer cannot exist (and would exceed LMDB's key size).
+    const entry = id.length <= MAX_ID_LENGTH ? this.store.analysisIndex.get(id) : undefined;
     if (!entry || entry.account !== account) throw new ApiError('GAP_NOT_FOUND', { id });
     if (entry.swept_at || Date.parse(entry.expires_at) <= now.getTime()) {
       throw new ApiError('GAP_EXPIRED', { id, expired_at: entry.expires_at });

@@ -133,11 +133,13 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   const unknown = await call(service, 'GET', '/v1/nothing-here', { key });
   t.equal(unknown.status, 404);
   t.equal(unknown.body.error.code, 'not_found');
+  for (const header of RATE_HEADERS) t.ok(unknown.headers.get(header), `404 carries ${header}`);
 
   const wrongMethod = await call(service, 'DELETE', '/v1/frameworks', { key });
   t.equal(wrongMethod.status, 405);
   t.equal(wrongMethod.body.error.code, 'method_not_allowed');
   t.equal(wrongMethod.headers.get('allow'), 'GET');
+  t.equal(wrongMethod.headers.get('x-ratelimit-limit'), '300', '405 carries the caller’s rate-limit headers');
 
   const big = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: JSON.stringify({ ids: ['x'.repeat(4000)] }), headers: { 'content-type': 'application/json' } });
   t.equal(big.status, 413);
@@ -149,8 +151,9 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   t.equal(broken.body.error.code, 'invalid_json');
 
   const empty = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: '', headers: { 'content-type': 'application/json' } });
-  t.equal(empty.status, 400);
-  t.equal(empty.body.error.code, 'invalid_json');
+  t.equal(empty.status, 400, 'an empty body reads as {}; the schema names what is missing');
+  t.equal(empty.body.error.code, 'invalid_parameter');
+  t.equal(empty.body.error.details.parameter, 'ids');
 
   const xml = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: '<ids/>', headers: { 'content-type': 'application/xml' } });
   t.equal(xml.status, 415);
