@@ -191,14 +191,16 @@ function executiveSummary(doc: Doc, view: ExportView): void {
   statusChart(doc, view);
 }
 
+/** Layout shared by the bar charts: a label column, the plot and a value column; thinner bars when there are many frameworks. */
+function barLayout(view: ExportView, valueWidth: number) {
+  const labelWidth = 62;
+  const barHeight = view.frameworks.length > 8 ? 11 : 14;
+  return { labelWidth, valueWidth, plotX: LEFT + labelWidth, plotWidth: WIDTH - labelWidth - valueWidth, barHeight, rowHeight: barHeight + 6 };
+}
+
 /** Horizontal bars, 0 to 100, coloured by posture, with the at-risk (60) and compliant (90) thresholds. */
 function scoreChart(doc: Doc, view: ExportView): void {
-  const labelWidth = 62;
-  const valueWidth = 36;
-  const plotX = LEFT + labelWidth;
-  const plotWidth = WIDTH - labelWidth - valueWidth;
-  const barHeight = view.frameworks.length > 8 ? 11 : 14;
-  const rowHeight = barHeight + 6;
+  const { labelWidth, valueWidth, plotX, plotWidth, barHeight, rowHeight } = barLayout(view, 36);
   const top = doc.y + 14;
   const height = view.frameworks.length * rowHeight;
   ensure(doc, height + 44);
@@ -239,12 +241,7 @@ function scoreChart(doc: Doc, view: ExportView): void {
 
 /** One 100 % bar per framework: compliant, partially compliant, non-compliant and not assessed shares of its controls. */
 function statusChart(doc: Doc, view: ExportView): void {
-  const labelWidth = 62;
-  const valueWidth = 74;
-  const plotX = LEFT + labelWidth;
-  const plotWidth = WIDTH - labelWidth - valueWidth;
-  const barHeight = view.frameworks.length > 8 ? 11 : 14;
-  const rowHeight = barHeight + 6;
+  const { labelWidth, valueWidth, plotX, plotWidth, barHeight, rowHeight } = barLayout(view, 74);
   const top = doc.y + 4;
   ensure(doc, view.frameworks.length * rowHeight + 30);
   const segments = [
