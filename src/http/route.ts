@@ -4,7 +4,7 @@ import type { Tier } from '../tiers.js';
 import type { ErrorCode } from './errors.js';
 import type { Services } from '../services.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a handler sees: plain data, never the socket. */
 export interface RouteContext<Query = any, Body = any> {

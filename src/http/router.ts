@@ -32,6 +32,8 @@ export class Router {
   }
 
   match(method: string, path: string): RouteMatch {
+    // HEAD is answered wherever GET is (the adapter sends the headers only).
+    const wanted = method === 'HEAD' ? 'GET' : method;
     const parts = path.split('/').filter(Boolean);
     const allowed: HttpMethod[] = [];
     let found: { route: Route; params: Record<string, string> } | undefined;
@@ -41,7 +43,7 @@ export class Router {
       if (foundRank !== undefined && candidate.rank !== foundRank) break;
       const params = matchSegments(candidate.segments, parts);
       if (!params) continue;
-      if (candidate.route.method === method) {
+      if (candidate.route.method === wanted) {
         found = { route: candidate.route, params };
         break;
       }
@@ -49,6 +51,7 @@ export class Router {
       foundRank ??= candidate.rank;
     }
     if (found) return { kind: 'found', ...found };
+    if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
     if (allowed.length) return { kind: 'method_not_allowed', allowed };
     return { kind: 'not_found' };
   }

@@ -71,7 +71,8 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
       admission = { kind: 'respond', response: { status: 500, headers: { 'Content-Type': 'application/json' }, body: '{"error":{"code":"internal_error","message":"Internal error"}}' } };
     }
 
-    const deliver = (response: OutgoingResponse) => send(res, state, response, log).finally(settle);
+    const headOnly = incoming.method === 'HEAD';
+    const deliver = (response: OutgoingResponse) => (headOnly ? sendHead(res, state, response) : send(res, state, response, log)).finally(settle);
     switch (admission.kind) {
       case 'respond':
         void deliver(admission.response);
@@ -141,6 +142,18 @@ function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   for (const [name, value] of Object.entries(response.headers)) {
     if (name !== 'Connection') res.writeHeader(name, value);
   }
+}
+
+/** HEAD: the headers GET would send, Content-Length included when the body is in memory, and no body. */
+async function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingResponse): Promise<void> {
+  if (state.aborted || state.done) return;
+  const { body } = response;
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : undefined;
+  res.cork(() => {
+    writeHead(res, response);
+    res.endWithoutBody(length, response.headers.Connection === 'close');
+  });
+  state.done = true;
 }
 
 async function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger): Promise<void> {

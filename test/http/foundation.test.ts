@@ -138,7 +138,7 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   const wrongMethod = await call(service, 'DELETE', '/v1/frameworks', { key });
   t.equal(wrongMethod.status, 405);
   t.equal(wrongMethod.body.error.code, 'method_not_allowed');
-  t.equal(wrongMethod.headers.get('allow'), 'GET');
+  t.equal(wrongMethod.headers.get('allow'), 'GET, HEAD');
   t.equal(wrongMethod.headers.get('x-ratelimit-limit'), '300', '405 carries the caller’s rate-limit headers');
 
   const big = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: JSON.stringify({ ids: ['x'.repeat(4000)] }), headers: { 'content-type': 'application/json' } });
@@ -158,6 +158,13 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   const xml = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: '<ids/>', headers: { 'content-type': 'application/xml' } });
   t.equal(xml.status, 415);
   t.equal(xml.body.error.code, 'unsupported_media_type');
+
+  const head = await fetch(`${service.url}/v1/frameworks`, { method: 'HEAD', headers: { authorization: `Bearer ${key}` } });
+  const get = await call(service, 'GET', '/v1/frameworks', { key });
+  t.equal(head.status, 200, 'HEAD is answered wherever GET is');
+  t.equal(head.headers.get('content-length'), String(Buffer.byteLength(get.text)), 'with the length GET would send');
+  t.equal(await head.text(), '', 'and no body');
+  t.equal((await fetch(`${service.url}/healthz`, { method: 'HEAD' })).status, 200);
 
   const health = await call(service, 'GET', '/healthz');
   t.equal(health.status, 200);
