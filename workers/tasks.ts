@@ -13,8 +13,10 @@ import { registryEvidence } from '../src/export/model.js';
 import { renderExport as renderExportFile } from '../src/export/render.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
 
-// Open the registry and build the gap index when the thread starts, not on its first task.
-const registry = Registry.open((workerData as { registryDir: string }).registryDir);
+// Open the registry and build the gap index when the thread starts, not on its first task. The
+// gap index holds every fact an analysis reads, so the registry's own value cache stays small
+// and the search index is never loaded: a smaller live heap keeps full GC pauses short.
+const registry = Registry.open((workerData as { registryDir: string }).registryDir, { cacheEntries: 256, searchIndex: 'lazy' });
 gapIndexOf(registry);
 
 /** Marks a result so Piscina transfers `buffer` to the main thread instead of copying it. */

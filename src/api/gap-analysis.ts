@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
 import { ApiError, invalidParameter } from '../http/errors.js';
 import { StringEnum } from '../schemas/api.js';
@@ -27,7 +28,9 @@ async function create(ctx: RouteContext) {
   const { services, account } = ctx;
   const createdAt = services.now();
   const id = newAnalysisId(createdAt);
+  const started = performance.now();
   const output = await runAnalysis(ctx, { body: ctx.rawBody ?? new Uint8Array(), tier: account.tier, id, createdAt: createdAt.toISOString() });
+  const analysed = performance.now();
   if (!output.ok) throw new ApiError(output.error.code, output.error.details, { message: output.error.message });
   const payload = Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength);
   const expiresAt = AnalysisStore.expiryOf(createdAt, GAP_ANALYSIS_LIMITS[account.tier].retentionDays);
@@ -42,7 +45,17 @@ async function create(ctx: RouteContext) {
     },
     payload,
   );
-  return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': expiresAt.toISOString() }, file: payload };
+  const stored = performance.now();
+  return {
+    headers: {
+      ...JSON_TYPE,
+      'X-Analysis-Expires-At': expiresAt.toISOString(),
+      // Where the time went, for integrators' latency dashboards: the analysis (queue and worker
+      // included) and the durable write.
+      'Server-Timing': `analysis;dur=${(analysed - started).toFixed(1)}, store;dur=${(stored - analysed).toFixed(1)}`,
+    },
+    file: payload,
+  };
 }
 
 function get(ctx: RouteContext) {

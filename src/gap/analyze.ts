@@ -34,8 +34,14 @@ export type AnalyzeOutput =
 export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
   const started = performance.now();
   try {
-    const request = validateAnalysisRequest(task.body, task.tier, registry);
-    const outcome = assess(gapIndexOf(registry), request.findings, request.frameworks, request.options);
+    const index = gapIndexOf(registry);
+    // Signal ids are checked against the gap index: no registry decode per finding.
+    const request = validateAnalysisRequest(task.body, task.tier, {
+      resolveFrameworkCode: (code) => registry.resolveFrameworkCode(code),
+      frameworks: () => registry.frameworks(),
+      signal: (id) => index.signal(id),
+    });
+    const outcome = assess(index, request.findings, request.frameworks, request.options);
     const result = buildResult(outcome, {
       id: task.id,
       createdAt: task.createdAt,
@@ -44,8 +50,7 @@ export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
       options: { ...request.options },
     });
     result.meta.processing_time_ms = Math.round(performance.now() - started);
-    // TextEncoder gives a buffer of its own, safe to transfer to another thread.
-    const payload = new TextEncoder().encode(JSON.stringify(result));
+    const payload = ownedUtf8(JSON.stringify(result));
     return {
       ok: true,
       payload,
@@ -61,4 +66,14 @@ export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
     if (error instanceof ApiError) return { ok: false, error: { code: error.code, details: error.details, message: error.message } };
     throw error;
   }
+}
+
+/**
+ * UTF-8 bytes in a buffer of their own, safe to transfer to another thread. Buffer.from encodes
+ * about twice as fast as TextEncoder here (0.8 MB results), but takes strings under 4 KiB from
+ * a shared pool that must not be transferred: those are copied out.
+ */
+function ownedUtf8(text: string): Uint8Array {
+  const bytes = Buffer.from(text, 'utf8');
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }

@@ -70,6 +70,10 @@ export interface ControlAssessment {
   /** Highest severity among failing or accepted findings; null for a compliant control. */
   severity: Severity | null;
   reaches: Reach[];
+  /** Gaps only, with include_remediation. */
+  remediation?: Remediation;
+  /** Gaps only, with include_evidence_requirements: the registry's evidence items for the control. */
+  evidence?: string[];
 }
 
 export interface FrameworkOutcome {
@@ -114,9 +118,6 @@ export interface AnalysisOutcome {
   frameworks: FrameworkOutcome[];
   overall: { counts: Record<ControlStatus, number>; controls_total: number; score: number | null; coverage: number; status: PostureStatus; critical_gaps: number; high_gaps: number };
   findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number };
-  /** Remediation per gap, keyed `${framework}|${control id}` (only with include_remediation). */
-  remediation: Map<string, Remediation>;
-  evidence: Map<string, string[]>;
   common_gaps: CommonGap[];
   synergies: FrameworkSynergy[];
 }
@@ -132,13 +133,14 @@ const rankOfRelationship = (relationship: Reach['relationship']) => (relationshi
  */
 export function assess(registry: GapRegistry, findings: readonly Finding[], frameworks: readonly string[], options: AnalysisOptions): AnalysisOutcome {
   const requested = new Set(frameworks);
-  const reachesByControl = new Map<string, { framework: string; controlId: string; reaches: Reach[] }>();
+  // Findings grouped by framework, then control: stable registry strings as keys, no key building.
+  const reachesByFramework = new Map<string, Map<string, Reach[]>>(frameworks.map((code) => [code, new Map()]));
   let excludedResolved = 0;
   let unmapped = 0;
   let analyzed = 0;
 
   // Many findings share a signal: filter each signal's mappings once per analysis.
-  const usableMappings = new Map<string, Array<{ key: string; framework: string; control_id: string; relationship: Reach['relationship']; confidence: number }>>();
+  const usableMappings = new Map<string, ReturnType<GapRegistry['mappingsOfSignal']>>();
   for (const finding of findings) {
     if (finding.status === 'resolved' && !options.include_resolved) {
       excludedResolved += 1;
@@ -148,26 +150,26 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     const kind = evidenceKind(finding.status);
     let usable = usableMappings.get(finding.signal_id);
     if (!usable) {
-      usable = registry
-        .mappingsOfSignal(finding.signal_id)
-        .filter((m) => requested.has(m.framework) && m.confidence >= options.min_confidence)
-        .map((m) => ({ key: `${m.framework}|${m.control_id}`, framework: m.framework, control_id: m.control_id, relationship: m.relationship, confidence: m.confidence }));
+      usable = registry.mappingsOfSignal(finding.signal_id).filter((m) => requested.has(m.framework) && m.confidence >= options.min_confidence);
       usableMappings.set(finding.signal_id, usable);
     }
     if (!usable.length) unmapped += 1;
     for (const mapping of usable) {
-      let bucket = reachesByControl.get(mapping.key);
-      if (!bucket) reachesByControl.set(mapping.key, (bucket = { framework: mapping.framework, controlId: mapping.control_id, reaches: [] }));
-      bucket.reaches.push({ finding, kind, relationship: mapping.relationship, confidence: mapping.confidence });
+      const byControl = reachesByFramework.get(mapping.framework)!;
+      let reaches = byControl.get(mapping.control_id);
+      if (!reaches) byControl.set(mapping.control_id, (reaches = []));
+      reaches.push({ finding, kind, relationship: mapping.relationship, confidence: mapping.confidence });
     }
   }
 
   const assessments = new Map<string, ControlAssessment[]>();
-  for (const code of frameworks) assessments.set(code, []);
-  for (const { framework, controlId, reaches } of reachesByControl.values()) {
-    const control = registry.control(framework, controlId);
-    if (!control) continue;
-    assessments.get(framework)!.push(assessControl(registry, framework, { id: control.id, title: control.title, category: control.category }, reaches));
+  for (const [framework, byControl] of reachesByFramework) {
+    const assessed: ControlAssessment[] = [];
+    for (const [controlId, reaches] of byControl) {
+      const control = registry.control(framework, controlId);
+      if (control) assessed.push(assessControl(registry, framework, { id: control.id, title: control.title, category: control.category }, reaches));
+    }
+    assessments.set(framework, assessed);
   }
 
   const outcomes: FrameworkOutcome[] = frameworks.map((code) => {
@@ -177,8 +179,10 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     for (const assessment of assessed) counts[assessment.status] += 1;
     const assessedCount = assessed.length;
     counts.not_assessed = framework.control_count - assessedCount;
-    const gaps = assessed.filter((a) => a.status !== 'compliant').sort(byGapOrder);
-    const compliant = assessed.filter((a) => a.status === 'compliant').sort((a, b) => controlOrder.compare(a.control.id, b.control.id));
+    const rank = controlRanks(registry, code);
+    const byControlOrder = (a: ControlAssessment, b: ControlAssessment) => rank.get(a.control.id)! - rank.get(b.control.id)!;
+    const gaps = assessed.filter((a) => a.status !== 'compliant').sort((a, b) => byGapOrder(a, b) || byControlOrder(a, b));
+    const compliant = assessed.filter((a) => a.status === 'compliant').sort(byControlOrder);
     const criticalGaps = gaps.filter((g) => g.severity === 'critical').length;
     const highGaps = gaps.filter((g) => g.severity === 'high').length;
     const score = postureScore(counts.compliant, counts.partially_compliant, assessedCount);
@@ -226,13 +230,10 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     }
   }
 
-  const remediation = new Map<string, Remediation>();
-  const evidence = new Map<string, string[]>();
   for (const outcome of outcomes) {
     for (const gap of outcome.gaps) {
-      const key = `${outcome.code}|${gap.control.id}`;
-      if (options.include_remediation) remediation.set(key, remediationFor(registry, outcome.code, gap, gapFrameworksBySignal));
-      if (options.include_evidence_requirements) evidence.set(key, registry.control(outcome.code, gap.control.id)?.evidence ?? []);
+      if (options.include_remediation) gap.remediation = remediationFor(registry, outcome.code, gap, gapFrameworksBySignal);
+      if (options.include_evidence_requirements) gap.evidence = registry.control(outcome.code, gap.control.id)?.evidence ?? [];
     }
   }
 
@@ -248,49 +249,58 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
       high_gaps: highGaps,
     },
     findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped },
-    remediation,
-    evidence,
     common_gaps: options.include_cross_framework ? commonGaps(registry, gapFrameworksBySignal) : [],
     synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence) : [],
   };
 }
 
 function assessControl(registry: GapRegistry, framework: string, control: ControlAssessment['control'], reaches: Reach[]): ControlAssessment {
-  const failingPrimary = reaches.filter((r) => r.kind === 'failing' && r.relationship === 'primary');
-  const failingOther = reaches.filter((r) => r.kind === 'failing' && r.relationship !== 'primary');
-  const accepted = reaches.filter((r) => r.kind === 'accepted');
-  let status: ControlAssessment['status'];
-  let deciding: Reach[];
-  if (failingPrimary.length) {
-    status = 'non_compliant';
-    deciding = failingPrimary;
-  } else if (failingOther.length || accepted.length) {
-    status = 'partially_compliant';
-    deciding = [...failingOther, ...accepted];
-  } else {
-    status = 'compliant';
-    deciding = reaches;
-  }
+  // One pass: the strongest evidence class present decides the status (docs/scoring.md), and the
+  // confidence is the highest among the reaches of that class (-1: none of that class).
+  let failingPrimary = -1;
+  let otherAdverse = -1;
+  let passing = -1;
   let severity: Severity | null = null;
   for (const reach of reaches) {
-    if (reach.kind === 'passing') continue;
+    if (reach.kind === 'passing') {
+      passing = Math.max(passing, reach.confidence);
+      continue;
+    }
+    if (reach.kind === 'failing' && reach.relationship === 'primary') failingPrimary = Math.max(failingPrimary, reach.confidence);
+    else otherAdverse = Math.max(otherAdverse, reach.confidence);
     severity = higherSeverity(severity, reach.finding.severity?.level ?? registry.signal(reach.finding.signal_id)!.severity);
   }
-  const ordered = [...reaches].sort(
+  const status: ControlAssessment['status'] = failingPrimary >= 0 ? 'non_compliant' : otherAdverse >= 0 ? 'partially_compliant' : 'compliant';
+  const confidence = status === 'non_compliant' ? failingPrimary : status === 'partially_compliant' ? otherAdverse : passing;
+  const ordered = reaches.sort(
     (a, b) => rankOfRelationship(a.relationship) - rankOfRelationship(b.relationship) || b.confidence - a.confidence || byCodeUnits(a.finding.id, b.finding.id),
   );
-  return { framework, control, status, confidence: Math.max(...deciding.map((r) => r.confidence)), severity, reaches: ordered };
+  return { framework, control, status, confidence, severity, reaches: ordered };
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
 
-/** Gaps most worth fixing first: non-compliant before partial, then severity, then control id. */
+/** Gaps most worth fixing first: non-compliant before partial, then severity (then control order). */
 function byGapOrder(a: ControlAssessment, b: ControlAssessment): number {
-  return (
-    (a.status === 'non_compliant' ? 0 : 1) - (b.status === 'non_compliant' ? 0 : 1) ||
-    SEVERITY_ORDER[a.severity ?? 'info'] - SEVERITY_ORDER[b.severity ?? 'info'] ||
-    controlOrder.compare(a.control.id, b.control.id)
-  );
+  return (a.status === 'non_compliant' ? 0 : 1) - (b.status === 'non_compliant' ? 0 : 1) || SEVERITY_ORDER[a.severity ?? 'info'] - SEVERITY_ORDER[b.severity ?? 'info'];
+}
+
+const controlRankCache = new WeakMap<GapRegistry, Map<string, Map<string, number>>>();
+
+/**
+ * Each control's position in natural id order (A.5.2 before A.5.10) within its framework. The
+ * order depends only on the registry, so it is computed once per framework: a locale-aware
+ * comparison inside every sort cost about a millisecond per analysis.
+ */
+function controlRanks(registry: GapRegistry, framework: string): Map<string, number> {
+  let byFramework = controlRankCache.get(registry);
+  if (!byFramework) controlRankCache.set(registry, (byFramework = new Map()));
+  let ranks = byFramework.get(framework);
+  if (!ranks) {
+    const ids = registry.controls(framework).map((c) => c.id).sort(controlOrder.compare);
+    byFramework.set(framework, (ranks = new Map(ids.map((id, i) => [id, i]))));
+  }
+  return ranks;
 }
 
 /** A gap reached by hundreds of findings would otherwise list hundreds of steps. */
@@ -298,9 +308,12 @@ export const MAX_REMEDIATION_STEPS = 6;
 
 function remediationFor(registry: GapRegistry, framework: string, gap: ControlAssessment, gapFrameworksBySignal: Map<string, Map<string, Set<string>>>): Remediation {
   // Most severe signals first, so their steps come first when the list is cut.
-  const signalIds = [...new Set(gap.reaches.filter((r) => r.kind !== 'passing').map((r) => r.finding.signal_id))].sort(
-    (a, b) => SEVERITY_RANK[registry.signal(b)!.severity] - SEVERITY_RANK[registry.signal(a)!.severity] || byCodeUnits(a, b),
-  );
+  const adverse = new Set<string>();
+  for (const reach of gap.reaches) if (reach.kind !== 'passing') adverse.add(reach.finding.signal_id);
+  const signalIds = [...adverse]
+    .map((id) => ({ id, rank: SEVERITY_RANK[registry.signal(id)!.severity] }))
+    .sort((a, b) => b.rank - a.rank || byCodeUnits(a.id, b.id))
+    .map((s) => s.id);
   let frameworksTouched = 1;
   let effort: Effort = 'low';
   const steps: string[] = [];

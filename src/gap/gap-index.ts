@@ -18,7 +18,7 @@ export class GapIndex implements GapRegistry {
   private readonly mappings = new Map<string, MappingFacts[]>();
   private readonly steps = new Map<string, RemediationStep[]>();
   private readonly frameworks = new Map<string, FrameworkFacts>();
-  private readonly controlFacts = new Map<string, ControlFacts>();
+  private readonly controlFacts = new Map<string, Map<string, ControlFacts>>();
   private readonly controlSignals = new Map<string, ControlSignals[]>();
 
   constructor(registry: Registry) {
@@ -39,10 +39,12 @@ export class GapIndex implements GapRegistry {
         framework.code,
         controls.map((c) => ({ id: c.id, mapped_signals: c.mapped_signals.map((s) => ({ signal_id: s.signal_id, confidence: s.confidence })) })),
       );
+      const facts = new Map<string, ControlFacts>();
       for (const control of controls) {
         const detail = registry.control(framework.code, control.id)!;
-        this.controlFacts.set(`${framework.code}|${control.id}`, { id: detail.id, title: detail.title, category: detail.category, guidance: detail.guidance, evidence: [...detail.evidence] });
+        facts.set(control.id, { id: detail.id, title: detail.title, category: detail.category, guidance: detail.guidance, evidence: [...detail.evidence] });
       }
+      this.controlFacts.set(framework.code, facts);
     }
   }
 
@@ -59,7 +61,7 @@ export class GapIndex implements GapRegistry {
   }
 
   control(framework: string, id: string) {
-    return this.controlFacts.get(`${framework}|${id}`);
+    return this.controlFacts.get(framework)?.get(id);
   }
 
   controls(framework: string) {

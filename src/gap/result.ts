@@ -43,9 +43,9 @@ export function buildResult(outcome: AnalysisOutcome, context: ResultContext) {
       version: framework.version,
       posture: { status: framework.status, score: framework.score, coverage: framework.coverage },
       controls_by_status: framework.counts,
-      gaps: framework.gaps.map((gap) => variantAGap(outcome, framework, gap)),
+      gaps: framework.gaps.map(variantAGap),
     })),
-    by_framework: Object.fromEntries(outcome.frameworks.map((framework) => [framework.code, variantBFramework(outcome, framework)])),
+    by_framework: Object.fromEntries(outcome.frameworks.map((framework) => [framework.code, variantBFramework(framework)])),
     // Variant A names only common_gaps here; the synergies are in the Variant B object.
     cross_framework_insights: { common_gaps: outcome.common_gaps },
     cross_framework: crossFramework,
@@ -61,10 +61,8 @@ export function buildResult(outcome: AnalysisOutcome, context: ResultContext) {
 
 export type AnalysisResult = ReturnType<typeof buildResult>;
 
-function variantAGap(outcome: AnalysisOutcome, framework: FrameworkOutcome, gap: ControlAssessment) {
-  const key = `${framework.code}|${gap.control.id}`;
-  const remediation = outcome.remediation.get(key);
-  const evidence = outcome.evidence.get(key);
+function variantAGap(gap: ControlAssessment) {
+  const { remediation, evidence } = gap;
   return {
     control: { id: gap.control.id, title: gap.control.title },
     status: gap.status,
@@ -77,7 +75,7 @@ function variantAGap(outcome: AnalysisOutcome, framework: FrameworkOutcome, gap:
   };
 }
 
-function variantBFramework(outcome: AnalysisOutcome, framework: FrameworkOutcome) {
+function variantBFramework(framework: FrameworkOutcome) {
   return {
     name: framework.name,
     version: framework.version,
@@ -94,9 +92,7 @@ function variantBFramework(outcome: AnalysisOutcome, framework: FrameworkOutcome
       high_gaps: framework.high_gaps,
     },
     gaps: framework.gaps.map((gap) => {
-      const key = `${framework.code}|${gap.control.id}`;
-      const remediation = outcome.remediation.get(key);
-      const evidence = outcome.evidence.get(key);
+      const { remediation, evidence } = gap;
       return {
         control: controlRef(gap),
         status: gap.status,

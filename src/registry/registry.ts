@@ -164,8 +164,20 @@ const MAX_KEY_CHARS = 600;
 /** Recent search answers kept per thread (least recently used dropped first). */
 const SEARCH_CACHE_ENTRIES = 1000;
 
+export interface RegistryOpenOptions {
+  /**
+   * Entries lmdb's value cache holds strongly (the rest are held weakly). The default keeps
+   * every record a process reads, about 30 MB once the gap index has read them all: right for
+   * the HTTP thread's registry GETs, wasted in a worker whose gap index already holds the facts
+   * it reads — and a larger live heap makes every full GC pause longer.
+   */
+  cacheEntries?: number;
+  /** Load the search index at open (the HTTP thread) or on first search (workers never search). */
+  searchIndex?: 'eager' | 'lazy';
+}
+
 export class Registry {
-  private readonly search_: MiniSearch;
+  private search_: MiniSearch | undefined;
   private readonly searchCache = new Map<string, readonly SearchHit[]>();
   private readonly aliases: Record<string, string>;
 
@@ -175,11 +187,15 @@ export class Registry {
     private readonly db: RootDatabase,
   ) {
     this.aliases = this.get<Record<string, string>>(keys.frameworkAliases) ?? {};
-    this.search_ = MiniSearch.loadJSON(this.get<string>(keys.searchIndex) ?? JSON.stringify(new MiniSearch(SEARCH_OPTIONS)), SEARCH_OPTIONS);
   }
 
-  /** Opens the current build of a registry dir read-only and loads its search index once. */
-  static open(dir: string = defaultRegistryDir): Registry {
+  private searchIndex(): MiniSearch {
+    this.search_ ??= MiniSearch.loadJSON(this.get<string>(keys.searchIndex) ?? JSON.stringify(new MiniSearch(SEARCH_OPTIONS)), SEARCH_OPTIONS);
+    return this.search_;
+  }
+
+  /** Opens the current build of a registry dir read-only. */
+  static open(dir: string = defaultRegistryDir, options: RegistryOpenOptions = {}): Registry {
     const manifest = readManifest(dir);
     if (!manifest) throw new RegistryNotBuiltError(dir, 'no manifest.json');
     if (manifest.layout_version !== LAYOUT_VERSION) {
@@ -187,11 +203,13 @@ export class Registry {
     }
     let db: RootDatabase;
     try {
-      db = open({ path: join(dir, manifest.build), readOnly: true, cache: true });
+      db = open({ path: join(dir, manifest.build), readOnly: true, cache: options.cacheEntries === undefined ? true : { cacheSize: options.cacheEntries } });
     } catch (error) {
       throw new RegistryNotBuiltError(dir, `cannot open build ${manifest.build}: ${(error as Error).message}`);
     }
-    return new Registry(dir, manifest, db);
+    const registry = new Registry(dir, manifest, db);
+    if ((options.searchIndex ?? 'eager') === 'eager') registry.searchIndex();
+    return registry;
   }
 
   async close(): Promise<void> {
@@ -249,7 +267,7 @@ export class Registry {
       this.searchCache.set(cacheKey, cached);
       return cached;
     }
-    const results = this.search_.search(q, domain ? { filter: (r) => r.domain === domain } : undefined);
+    const results = this.searchIndex().search(q, domain ? { filter: (r) => r.domain === domain } : undefined);
     const top = results[0]?.score ?? 0;
     const hits = results.map((r) => ({ id: String(r.id), score: top ? Math.round((r.score / top) * 10_000) / 10_000 : 0 }));
     this.searchCache.set(cacheKey, hits);

@@ -159,6 +159,7 @@ t.test('retention: 410 before and after the sweep', async (t) => {
   const [{ signal_id }] = primarySignals('CIS', 1);
   const res = await create(service, key, { frameworks: ['CIS'], findings: [finding('f', signal_id)] });
   t.equal(res.headers.get('x-analysis-expires-at'), '2026-03-31T12:00:00.000Z', 'Pro keeps 30 days');
+  t.match(res.headers.get('server-timing'), /^analysis;dur=\d+\.\d, store;dur=\d+\.\d$/, 'the analysis and the durable write are timed');
   const id = res.body.data.id;
   now = new Date('2026-03-31T11:59:59Z');
   t.equal((await call(service, 'GET', `/v1/gap-analysis/${id}`, { key })).status, 200, 'still there a second before expiry');

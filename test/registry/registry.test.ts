@@ -125,6 +125,13 @@ t.test('search', async (t) => {
   t.same(registry.search('   '), []);
 });
 
+t.test("a worker's registry: small value cache, search index loaded on first search", async (t) => {
+  const lean = Registry.open(outDir, { cacheEntries: 8, searchIndex: 'lazy' });
+  t.teardown(() => lean.close());
+  for (const id of lean.signalIds()) t.same(lean.signal(id), registry.signal(id), `${id} reads the same through a small cache`);
+  t.same(lean.search('encrypted storage'), registry.search('encrypted storage'), 'the lazily loaded index answers like the eager one');
+});
+
 t.test('frameworks and controls', async (t) => {
   t.same(registry.frameworks().map((f) => f.code), ['HIPAA', 'CMMC', 'ISO27001', 'NISTCSF', 'FEDRAMP', 'NIST80053R5']);
   t.same(registry.frameworks('government').map((f) => f.code), ['CMMC', 'FEDRAMP', 'NIST80053R5']);
