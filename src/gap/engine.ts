@@ -47,12 +47,22 @@ export interface GapRegistry {
 export interface RemediationStep {
   text: string;
   key: string;
+  /** "Re-run the <platform> scan and confirm…": a check that the fix worked, not a fix. */
+  verification: boolean;
 }
 
-/** Steps as the engine uses them: trimmed text, and a case-folded key to spot repeats across signals. */
+/**
+ * Our finding templates end with a per-platform check ("Re-run the Azure scan and confirm the
+ * mapped rules now pass."). A gap draws on many templates, so these would crowd out the fixes:
+ * the engine lists fixes first and one platform-neutral check last.
+ */
+const VERIFICATION_STEP = /^re-run the .+ scan and confirm the mapped rules now pass\.$/i;
+export const VERIFICATION_STEP_TEXT = 'Re-run the scans that reported these findings and confirm the mapped rules now pass.';
+
+/** Steps as the engine uses them: trimmed text, a case-folded key to spot repeats across signals, and whether the step is a re-scan check. */
 export function remediationStepsFrom(templateSteps: readonly string[], hint: string): RemediationStep[] {
   const texts = templateSteps.length ? templateSteps : [hint];
-  return texts.map((step) => step.trim()).map((text) => ({ text, key: text.toLowerCase() }));
+  return texts.map((step) => step.trim()).map((text) => ({ text, key: text.toLowerCase(), verification: VERIFICATION_STEP.test(text) }));
 }
 
 interface Reach {
@@ -318,18 +328,21 @@ function remediationFor(registry: GapRegistry, framework: string, gap: ControlAs
   let effort: Effort = 'low';
   const steps: string[] = [];
   const seenSteps = new Set<string>();
+  let verified = false;
   for (const signalId of signalIds) {
     frameworksTouched = Math.max(frameworksTouched, gapFrameworksBySignal.get(signalId)?.size ?? 1);
     const signal = registry.signal(signalId)!;
     if (EFFORT_RANK[signal.effort] > EFFORT_RANK[effort]) effort = signal.effort;
-    if (steps.length >= MAX_REMEDIATION_STEPS) continue;
     for (const step of registry.remediationSteps(signalId)) {
-      if (steps.length >= MAX_REMEDIATION_STEPS) break;
-      if (seenSteps.has(step.key)) continue;
-      seenSteps.add(step.key);
-      steps.push(step.text);
+      if (step.verification) verified = true;
+      else if (steps.length < MAX_REMEDIATION_STEPS && !seenSteps.has(step.key)) {
+        seenSteps.add(step.key);
+        steps.push(step.text);
+      }
     }
   }
+  // Fixes first; one re-scan check last, within the same limit.
+  if (verified) steps.splice(MAX_REMEDIATION_STEPS - 1, Infinity, VERIFICATION_STEP_TEXT);
   // The control's guidance, then the most severe signal's hint unless that hint is already a step
   // (signals without finding templates contribute their hint as their step).
   const control = registry.control(framework, gap.control.id);

@@ -136,6 +136,32 @@ t.test('remediation: priority, effort, de-duplicated steps, evidence', async (t)
   t.notOk(without.frameworks[0].gaps.some((g) => g.evidence), 'evidence only when asked');
 });
 
+t.test('remediation: per-platform re-scan checks become one check, after the fixes', async (t) => {
+  const templateSteps: Record<string, string[]> = {
+    'S-PRIMARY': ['Fix one.', 'Re-run the AWS scan and confirm the mapped rules now pass.', 'Fix two.', 'Re-run the Azure scan and confirm the mapped rules now pass.'],
+    'S-SUPPORT': ['Fix three.', 'Fix four.', 'Fix five.', 'Fix six.', 'Re-run the Google Cloud scan and confirm the mapped rules now pass.'],
+  };
+  const withChecks: GapRegistry = { ...registry, remediationSteps: (id) => remediationStepsFrom(templateSteps[id] ?? [], signals[id as keyof typeof signals].remediation_hint) };
+  t.same(
+    remediationStepsFrom(templateSteps['S-PRIMARY'], '').map((s) => s.verification),
+    [false, true, false, true],
+    'a re-scan check is recognised by its wording',
+  );
+  const one = assess(withChecks, [finding('f1', 'S-PRIMARY', 'open')], ['AAA'], defaults).frameworks[0].gaps[0].remediation!;
+  t.same(one.steps, ['Fix one.', 'Fix two.', 'Re-run the scans that reported these findings and confirm the mapped rules now pass.']);
+
+  const crowded = { ...withChecks, mappingsOfSignal: (id: string) => (id === 'S-SUPPORT' ? [{ framework: 'AAA', control_id: 'A1', relationship: 'primary' as const, confidence: 0.9 }] : registry.mappingsOfSignal(id)) };
+  const both = assess(crowded, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-SUPPORT', 'open')], ['AAA'], defaults).frameworks[0].gaps.find((g) => g.control.id === 'A1')!.remediation!;
+  t.same(
+    both.steps,
+    ['Fix one.', 'Fix two.', 'Fix three.', 'Fix four.', 'Fix five.', 'Re-run the scans that reported these findings and confirm the mapped rules now pass.'],
+    'at most six steps: five fixes, most severe signal first, then the one check',
+  );
+
+  const noChecks = assess(registry, [finding('f1', 'S-PRIMARY', 'open')], ['AAA'], defaults).frameworks[0].gaps[0].remediation!;
+  t.notOk(noChecks.steps.some((s) => s.startsWith('Re-run')), 'no check is added when no template has one');
+});
+
 t.test('overall posture pools frameworks; cross-framework insights', async (t) => {
   const outcome = assess(registry, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-WIDE', 'false_positive')], ['AAA', 'BBB'], defaults);
   // AAA: A1 non-compliant, A4 compliant → 50. BBB: B1 partial (supporting 0.75), B2 compliant → 75.

@@ -7,6 +7,8 @@ import { compileRegistry, formatIssue, RegistrySourceError } from '../../registr
 import { SIGNAL_ID, TEMPLATE_ID } from '../../registry/lib/integrity.js';
 import { defaultSourcesDir } from '../../src/paths.js';
 import { Registry } from '../../src/registry/registry.js';
+import { assess, MAX_REMEDIATION_STEPS, VERIFICATION_STEP_TEXT } from '../../src/gap/engine.js';
+import { gapIndexOf } from '../../src/gap/gap-index.js';
 import { ARTIFACT_CATEGORIES, DOMAIN_CODES, GAP_FRAMEWORK_CODES } from '../../src/schemas/registry-source.js';
 import { tempDir } from './helpers.js';
 
@@ -118,4 +120,24 @@ t.test('derived data is in bounds', needsBuild, async (t) => {
   const { overlaps, stats } = registry.crosswalkOverlaps();
   t.equal(overlaps.length, 55, 'every pair of the 11 gap-analysis frameworks');
   t.equal(stats.frameworks_analyzed, 11);
+});
+
+t.test('remediation steps of real gaps: fixes first, one re-scan check last, at most six', needsBuild, async (t) => {
+  const findings = registry.signalIds().map((signal_id, i) => ({ id: `f${i}`, signal_id, status: 'open' as const }));
+  const outcome = assess(gapIndexOf(registry), findings, [...GAP_FRAMEWORK_CODES], {
+    include_resolved: false,
+    min_confidence: 0.7,
+    include_remediation: true,
+    include_evidence_requirements: false,
+    include_cross_framework: false,
+  });
+  const gaps = outcome.frameworks.flatMap((f) => f.gaps);
+  t.ok(gaps.length > 500, `${gaps.length} gaps`);
+  const misplaced = gaps.filter(({ remediation }) => {
+    const steps = remediation!.steps;
+    const checks = steps.filter((s) => /^Re-run the/.test(s));
+    return steps.length > MAX_REMEDIATION_STEPS || checks.length > 1 || (checks.length === 1 && steps.at(-1) !== VERIFICATION_STEP_TEXT);
+  });
+  t.same(misplaced.map((g) => `${g.framework} ${g.control.id}`), []);
+  t.ok(gaps.every((g) => g.remediation!.steps.length > 0), 'every gap has at least one step');
 });
