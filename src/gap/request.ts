@@ -90,7 +90,9 @@ export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: R
       throw new ApiError('GAP_INVALID_FINDING', { index, pointer: `/findings/${index}/id`, reason: `duplicate finding id ${value.id} (first used at index ${first})` });
     }
     firstIndexOfId.set(value.id, index);
-    validated[index] = { ...value, status: value.status ?? 'open' };
+    // The parsed body is ours alone: default a missing status in place rather than copy the finding.
+    value.status ??= 'open';
+    validated[index] = value;
   }
 
   const unknownSignals = [...new Set(validated.filter((f) => registry.signal(f.signal_id) === undefined).map((f) => f.signal_id))];
