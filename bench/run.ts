@@ -10,6 +10,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { projectRoot, defaultRegistryDir } from '../src/paths.js';
+import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../src/node-flags.js';
 import { openDataStore } from '../src/store/database.js';
 import { AccountStore } from '../src/store/accounts.js';
 import { Registry } from '../src/registry/registry.js';
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
   const only = process.argv[2];
   const plan = scenarios(registry).filter((s, i) => !only || i === 0 || s.name.includes(only) || (s.alongside?.includes(only) ?? false));
   const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
-  const service = spawn(process.execPath, [join(projectRoot, 'dist/src/server.js')], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, SERVER_ENTRY], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await portFromLog(service);
   await waitForHealth(port);
 

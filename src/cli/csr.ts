@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
@@ -5,6 +7,7 @@ import { isTier, TIERS, type Tier } from '../tiers.js';
 import { openDataStore } from '../store/database.js';
 import { AccountStore } from '../store/accounts.js';
 import { defaultRegistryDir, defaultSourcesDir } from '../paths.js';
+import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../node-flags.js';
 
 const USAGE = `csr: Compliance Signal Registry command line
 
@@ -135,7 +138,11 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   if (group === 'serve') {
-    await import('../server.js').then((server) => server.main());
+    // A child process, because the service's V8 flags can only be given at start (src/node-flags.ts).
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, SERVER_ENTRY], { stdio: 'inherit' });
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => child.kill(signal));
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    process.exitCode = code ?? (signal ? 1 : 0);
     return;
   }
   throw new UsageError(group ? `Unknown command: ${[group, action].filter(Boolean).join(' ')}` : 'No command given');

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
 import { startTestService, call } from '../helpers/service.js';
 import { projectRoot } from '../../src/paths.js';
+import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../../src/node-flags.js';
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-daily-limit', 'x-ratelimit-daily-remaining'];
 const csr = join(projectRoot, 'bin', 'csr.js');
@@ -242,6 +243,33 @@ t.test('graceful shutdown finishes an in-flight request and exits 0', async (t) 
   t.equal(await exited, 0, 'the process exited 0');
   const refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused');
   t.equal(refused, 'refused', 'no longer accepting');
+});
+
+t.test('csr serve runs the service with its V8 flags and passes a stop signal on, even twice', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'csr-serve-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const child = spawn(process.execPath, [csr, 'serve'], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0)) === 200);
+  // The process csr serve started: its parent is our child.
+  const service = readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .map((pid) => {
+      try {
+        const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+        return { ppid, argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') };
+      } catch {
+        return { ppid: -1, argv: [] };
+      }
+    })
+    .find(({ ppid }) => ppid === child.pid)?.argv;
+  t.same(service?.slice(1, -1), [...SERVICE_NODE_FLAGS, SERVER_ENTRY], `csr serve started node ${SERVICE_NODE_FLAGS.join(' ')} ${SERVER_ENTRY}`);
+  child.kill('SIGTERM');
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'a repeated signal still ends in a graceful stop, exit 0');
+  const refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused');
+  t.equal(refused, 'refused', 'the service stopped with it');
 });
 
 async function freePort(): Promise<number> {
