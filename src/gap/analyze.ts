@@ -50,7 +50,8 @@ export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
       options: { ...request.options },
     });
     result.meta.processing_time_ms = Math.round(performance.now() - started);
-    const payload = ownedUtf8(JSON.stringify(result));
+    // TextEncoder gives a buffer of its own, safe to transfer to another thread.
+    const payload = new TextEncoder().encode(JSON.stringify(result));
     return {
       ok: true,
       payload,
@@ -66,14 +67,4 @@ export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
     if (error instanceof ApiError) return { ok: false, error: { code: error.code, details: error.details, message: error.message } };
     throw error;
   }
-}
-
-/**
- * UTF-8 bytes in a buffer of their own, safe to transfer to another thread. Buffer.from encodes
- * about twice as fast as TextEncoder here (0.8 MB results), but takes strings under 4 KiB from
- * a shared pool that must not be transferred: those are copied out.
- */
-function ownedUtf8(text: string): Uint8Array {
-  const bytes = Buffer.from(text, 'utf8');
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }

@@ -328,13 +328,13 @@ function remediationFor(registry: GapRegistry, framework: string, gap: ControlAs
   let effort: Effort = 'low';
   const steps: string[] = [];
   const seenSteps = new Set<string>();
-  let verified = false;
+  let rescanCheck = false;
   for (const signalId of signalIds) {
     frameworksTouched = Math.max(frameworksTouched, gapFrameworksBySignal.get(signalId)?.size ?? 1);
     const signal = registry.signal(signalId)!;
     if (EFFORT_RANK[signal.effort] > EFFORT_RANK[effort]) effort = signal.effort;
     for (const step of registry.remediationSteps(signalId)) {
-      if (step.verification) verified = true;
+      if (step.verification) rescanCheck = true;
       else if (steps.length < MAX_REMEDIATION_STEPS && !seenSteps.has(step.key)) {
         seenSteps.add(step.key);
         steps.push(step.text);
@@ -342,7 +342,7 @@ function remediationFor(registry: GapRegistry, framework: string, gap: ControlAs
     }
   }
   // Fixes first; one re-scan check last, within the same limit.
-  if (verified) steps.splice(MAX_REMEDIATION_STEPS - 1, Infinity, VERIFICATION_STEP_TEXT);
+  if (rescanCheck) steps.splice(MAX_REMEDIATION_STEPS - 1, Infinity, VERIFICATION_STEP_TEXT);
   // The control's guidance, then the most severe signal's hint unless that hint is already a step
   // (signals without finding templates contribute their hint as their step).
   const control = registry.control(framework, gap.control.id);
