@@ -1,7 +1,7 @@
 import { Piscina } from 'piscina';
 import { join } from 'node:path';
 import { projectRoot } from './paths.js';
-import { ApiError } from './http/errors.js';
+import { ApiError } from './core/errors.js';
 
 /**
  * The worker pool for heavy tasks (gap analysis, batch validation, pdf/xlsx rendering). The queue

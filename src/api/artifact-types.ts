@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import type { ArtifactTypeFilter, Registry } from '../registry/registry.js';
 import { ARTIFACT_CATEGORIES, PROVIDERS } from '../schemas/registry-source.js';

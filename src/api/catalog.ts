@@ -1,6 +1,6 @@
 /** Finding templates, scanner tool mappings and security tools (spec 4.7, Teams). */
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { DOMAIN_CODES, SEVERITIES, TEMPLATE_STATUSES, TOOL_CATEGORIES, TOOL_CONFIDENCES } from '../schemas/registry-source.js';
 import {

@@ -1,6 +1,6 @@
 /** Framework crosswalks (spec 4.6, Pro): overlaps between frameworks, control pairs, signal coverage. */
 import { Type } from '@sinclair/typebox';
-import { invalidParameter, notFound } from '../http/errors.js';
+import { invalidParameter, notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { CROSSWALK_RELATIONSHIPS, type CrosswalkRelationship } from '../schemas/registry.js';
 import { ControlCrosswalks, CrosswalkOverlaps, CrosswalkWindowMeta, SignalCoverageView } from '../schemas/api.js';

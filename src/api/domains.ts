@@ -1,4 +1,4 @@
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { DomainDetail, DomainList, TotalMeta } from '../schemas/api.js';
 

@@ -4,7 +4,7 @@
  * envelope. json and csv stream from this thread as the socket drains; pdf and xlsx are rendered
  * whole in the worker pool and sent with backpressure. docs/exports.md describes each format.
  */
-import { ApiError, invalidParameter } from '../http/errors.js';
+import { ApiError, invalidParameter } from '../core/errors.js';
 import type { Reply, Route, RouteContext } from '../http/route.js';
 import { csvExport } from '../export/csv.js';
 import { EXPORT_FORMAT_SPECS } from '../export/formats.js';

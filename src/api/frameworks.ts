@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { invalidParameter, notFound } from '../http/errors.js';
+import { invalidParameter, notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import type { Registry } from '../registry/registry.js';
 import type { ControlListItem } from '../schemas/registry.js';

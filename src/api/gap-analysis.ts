@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
-import { ApiError, invalidParameter } from '../http/errors.js';
+import { ApiError, invalidParameter } from '../core/errors.js';
 import { StringEnum } from '../schemas/api.js';
 import type { Route, RouteContext } from '../http/route.js';
 import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js';

@@ -4,7 +4,7 @@
  * with (from the error registry). TypeBox emits JSON Schema, which OpenAPI 3.1 takes as is.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ERROR_CODES, type ErrorCode } from '../http/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../core/errors.js';
 import type { Route } from '../http/route.js';
 
 export const OPENAPI_VERSION = '3.1.0';

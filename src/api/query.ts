@@ -3,7 +3,7 @@
  * framework-code resolution and the registry meta fields (spec table 2.1).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { invalidParameter } from '../http/errors.js';
+import { invalidParameter } from '../core/errors.js';
 import type { Registry } from '../registry/registry.js';
 
 export { StringEnum } from '../schemas/api.js';

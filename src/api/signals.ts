@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { DOMAIN_CODES, SEVERITIES, SIGNAL_CATEGORIES } from '../schemas/registry-source.js';
 import { BulkSignalsBody, BulkSignalsResult, PagesMeta, SignalDetail, SignalList, SignalMappings } from '../schemas/api.js';

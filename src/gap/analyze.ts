@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Tier } from '../tiers.js';
 import { assess } from './engine.js';
 import { gapIndexOf } from './gap-index.js';

@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { Type } from '@sinclair/typebox';
-import { ApiError, invalidParameter } from '../http/errors.js';
+import { ApiError, invalidParameter } from '../core/errors.js';
 import { AnalysisOptionsInput, FindingInput } from '../schemas/gap.js';
 import { GAP_ANALYSIS_LIMITS, type Tier } from '../tiers.js';
 import type { AnalysisOptions, Finding } from './engine.js';

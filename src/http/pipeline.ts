@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import { RATE_LIMITS, tierAtLeast } from '../tiers.js';
 import type { Account } from '../store/accounts.js';
 import type { Services } from '../services.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 import { RateLimiter, rateLimitedError } from './rate-limit.js';
 import { Router } from './router.js';
 import type { Reply, Route, RouteContext } from './route.js';

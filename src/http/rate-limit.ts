@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 import type { RateLimits } from '../tiers.js';
 
 /**

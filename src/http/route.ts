@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Account } from '../store/accounts.js';
 import type { Tier } from '../tiers.js';
-import type { ErrorCode } from './errors.js';
+import type { ErrorCode } from '../core/errors.js';
 import type { Services } from '../services.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

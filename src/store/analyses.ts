@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { AnalysisIndexEntry, DataStore } from './database.js';
 
 const DAY_MS = 86_400_000;

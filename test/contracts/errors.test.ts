@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES, ApiError } from '../../src/http/errors.js';
+import { ERROR_CODES, ApiError } from '../../src/core/errors.js';
 import { projectRoot } from '../../src/paths.js';
 
 t.test('every error code is documented in docs/errors.md with its status', async (t) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDataStore } from '../../src/store/database.js';
 import { AnalysisStore, newAnalysisId, startSweeper } from '../../src/store/analyses.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import type { AnalysisIndexEntry } from '../../src/store/database.js';
 
 function entry(id: string, account: string, createdAt: Date, retentionDays: number): AnalysisIndexEntry {
