@@ -15,6 +15,7 @@ export interface Config {
   analysisBodyLimitBytes: number;
   sweepIntervalMs: number;
   shutdownTimeoutMs: number;
+  taskTimeoutMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -57,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analysisBodyLimitBytes: integer(env, 'ANALYSIS_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
     sweepIntervalMs: integer(env, 'SWEEP_INTERVAL_MS', 60_000, 10, 86_400_000, problems),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
+    taskTimeoutMs: integer(env, 'TASK_TIMEOUT_MS', 30_000, 100, 600_000, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

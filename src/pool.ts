@@ -1,16 +1,50 @@
 import { Piscina } from 'piscina';
 import { join } from 'node:path';
 import { projectRoot } from './paths.js';
-import { ApiError } from './core/errors.js';
+import { ApiError, busyError } from './core/errors.js';
+import type { AnalyzeOutput, AnalyzeTask } from './gap/analyze.js';
+import type { CompareOutcome, CompareTask } from './gap/compare.js';
+import type { BatchOutcome, ValidateBatchTask } from './validation/validator.js';
+import type { RenderExportTask } from './schemas/export.js';
 
 /**
- * The worker pool for heavy tasks (gap analysis, batch validation, pdf/xlsx rendering). The queue
- * is bounded: when it is full the caller gets 503 service_busy with Retry-After instead of an
- * ever-growing backlog.
+ * The worker tasks, each a name with its input and its result: workers/tasks.ts implements this
+ * table and every caller of the pool is checked against it.
+ */
+export interface WorkerTasks {
+  ready: { input: null; output: true };
+  analyze: { input: AnalyzeTask; output: AnalyzeOutput };
+  compare: { input: CompareTask; output: CompareOutcome };
+  validateBatch: { input: ValidateBatchTask; output: BatchOutcome };
+  renderExport: { input: RenderExportTask; output: Uint8Array };
+}
+
+export type TaskName = keyof WorkerTasks;
+
+/** What a task module must export: one function per task, sync or async. */
+export type TaskModule = { [Name in TaskName]: (input: WorkerTasks[Name]['input']) => WorkerTasks[Name]['output'] | Promise<WorkerTasks[Name]['output']> };
+
+/** Whether the pool can take work now, and if not, why (for /readyz). */
+export interface PoolHealth {
+  ready: boolean;
+  reason?: 'starting' | 'queue_full';
+  queued: number;
+  queue_limit: number;
+}
+
+/**
+ * The worker pool for heavy tasks (gap analysis, batch validation, compare, pdf/xlsx rendering).
+ * The queue is bounded: when it is full the caller gets 503 service_busy with Retry-After instead
+ * of an ever-growing backlog. Every task has a time budget: a task still unanswered when it runs
+ * out is refused with 503 task_timeout and, if it was running, its thread is replaced, so a stuck
+ * or crashed task can never wedge the pool.
  */
 export interface TaskPool {
-  run<R>(task: string, input: unknown, transferList?: ArrayBuffer[]): Promise<R>;
+  run<Name extends TaskName>(task: Name, input: WorkerTasks[Name]['input'], transferList?: ArrayBuffer[]): Promise<WorkerTasks[Name]['output']>;
   readonly queueSize: number;
+  /** True when a new task would be refused at once (the queue is at its limit). */
+  readonly isFull: boolean;
+  readonly health: PoolHealth;
   /** Resolves when every thread has loaded its modules, opened the registry and built its index. */
   readonly ready: Promise<void>;
   readonly isReady: boolean;
@@ -19,9 +53,19 @@ export interface TaskPool {
 
 export const WORKER_ENTRY = join(projectRoot, 'dist', 'workers', 'tasks.js');
 
-export function createTaskPool(options: { threads: number; queueLimit: number; registryDir: string }): TaskPool {
+export interface TaskPoolOptions {
+  threads: number;
+  queueLimit: number;
+  registryDir: string;
+  /** Longest a task may take from submission to answer. */
+  taskTimeoutMs: number;
+  /** The task module; tests substitute their own to exercise failing and stuck tasks. */
+  filename?: string;
+}
+
+export function createTaskPool(options: TaskPoolOptions): TaskPool {
   const piscina = new Piscina({
-    filename: WORKER_ENTRY,
+    filename: options.filename ?? WORKER_ENTRY,
     minThreads: options.threads,
     maxThreads: options.threads,
     maxQueue: options.queueLimit,
@@ -37,23 +81,35 @@ export function createTaskPool(options: { threads: number; queueLimit: number; r
   const ready = Promise.all(Array.from({ length: options.threads }, () => piscina.run(null, { name: 'ready' }))).then(() => {
     isReady = true;
   });
+  const isFull = () => piscina.queueSize >= options.queueLimit;
   return {
     ready,
     get isReady() {
       return isReady;
     },
-    async run<R>(task: string, input: unknown, transferList?: ArrayBuffer[]): Promise<R> {
+    async run(task, input, transferList) {
+      // Checked here, not left to maxQueue: Piscina parks an abortable task it cannot hand out
+      // in a side queue that maxQueue does not count.
+      if (isFull()) throw busyError(options.queueLimit);
+      const signal = AbortSignal.timeout(options.taskTimeoutMs);
       try {
-        return (await piscina.run(input, { name: task, transferList })) as R;
+        return await piscina.run(input, { name: task, transferList, signal });
       } catch (error) {
-        if (error instanceof Error && error.message === 'Task queue is at limit') {
-          throw new ApiError('service_busy', { retry_after: 1, queue_limit: options.queueLimit }, { headers: { 'Retry-After': '1' } });
-        }
+        if (error instanceof Error && error.message === 'Task queue is at limit') throw busyError(options.queueLimit);
+        if (signal.aborted) throw new ApiError('task_timeout', { timeout_ms: options.taskTimeoutMs, retry_after: 1 }, { headers: { 'Retry-After': '1' } });
         throw error;
       }
     },
     get queueSize() {
       return piscina.queueSize;
+    },
+    get isFull() {
+      return isFull();
+    },
+    get health(): PoolHealth {
+      const queued = piscina.queueSize;
+      const reason = !isReady ? 'starting' : isFull() ? 'queue_full' : undefined;
+      return { ready: reason === undefined, reason, queued, queue_limit: options.queueLimit };
     },
     async close() {
       await ready.catch(() => undefined);

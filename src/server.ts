@@ -35,7 +35,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const registry = Registry.open(config.registryDir, { cacheEntries: 4096 });
   // Small analyses run on this thread: build their in-memory index now rather than on the first request.
   gapIndexOf(registry);
-  const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir });
+  const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir, taskTimeoutMs: config.taskTimeoutMs });
   const analyses = new AnalysisStore(store);
   const services: Services = { config, log, accounts: new AccountStore(store, now), analyses, registry, pool, now };
   const stopSweeper = startSweeper(analyses, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'analysis sweep failed'));

@@ -20,6 +20,16 @@ export interface RateLimits {
   perDay: number | null;
 }
 
+/**
+ * Requests without a valid key, per address: a minute window only, so an address is forgotten
+ * when its minute ends (such requests are only ever refused, and the limit exists to slow key
+ * guessing, not to meter use).
+ */
+export const ADDRESS_RATE_LIMITS: RateLimits = { perMinute: 60, perDay: null };
+
+/** Addresses the per-address limiter tracks at most; a new one beyond it displaces the oldest. */
+export const ADDRESS_LIMITER_CAPACITY = 100_000;
+
 export const RATE_LIMITS: Record<Tier, RateLimits> = {
   community: { perMinute: 60, perDay: 10_000 },
   pro: { perMinute: 300, perDay: 100_000 },

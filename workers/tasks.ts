@@ -1,6 +1,7 @@
 /**
- * Piscina task module: thin wrappers over pure functions in src/. Each worker opens the compiled
- * registry read-only once, when the thread starts, and keeps it for its life.
+ * Piscina task module: thin wrappers over pure functions in src/, one per entry of the task table
+ * in src/pool.ts. Each worker opens the compiled registry read-only once, when the thread starts,
+ * and keeps it for its life.
  */
 import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -8,10 +9,11 @@ import { Registry } from '../src/registry/registry.js';
 import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from '../src/gap/analyze.js';
 import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src/validation/validator.js';
 import { gapIndexOf } from '../src/gap/gap-index.js';
-import { compareStored, type CompareTask } from '../src/gap/compare.js';
+import { compareStored, type CompareOutcome, type CompareTask } from '../src/gap/compare.js';
 import { registryEvidence } from '../src/export/model.js';
 import { renderExport as renderExportFile } from '../src/export/render.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
+import type { TaskModule } from '../src/pool.js';
 
 // Open the registry and build the gap index when the thread starts, not on its first task. The
 // gap index holds every fact an analysis reads, so the registry's own value cache stays small
@@ -35,7 +37,7 @@ export function analyze(task: AnalyzeTask): AnalyzeOutput {
 }
 
 /** POST /v1/gap-analysis/compare of large analyses: parsing two stored results is the heavy part. */
-export function compare(task: CompareTask): ReturnType<typeof compareStored> {
+export function compare(task: CompareTask): CompareOutcome {
   return compareStored(task);
 }
 
@@ -49,3 +51,5 @@ export async function renderExport(task: RenderExportTask): Promise<Uint8Array> 
   const file = await renderExportFile(task, registryEvidence(gapIndexOf(registry)));
   return transferring(file, file.buffer);
 }
+
+({ ready, analyze, compare, validateBatch, renderExport }) satisfies TaskModule;

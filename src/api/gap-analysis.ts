@@ -21,7 +21,7 @@ async function runAnalysis(ctx: RouteContext, task: AnalyzeTask): Promise<Analyz
   const body = task.body;
   // Transfer the body when it owns its memory; a pooled slice must be copied first.
   const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
-  return ctx.services.pool.run<AnalyzeOutput>('analyze', { ...task, body: owned }, [owned.buffer as ArrayBuffer]);
+  return ctx.services.pool.run('analyze', { ...task, body: owned }, [owned.buffer as ArrayBuffer]);
 }
 
 async function create(ctx: RouteContext) {
@@ -130,7 +130,7 @@ async function compare(ctx: RouteContext<unknown, CompareBodyType>) {
   const data =
     task.baseline.byteLength + task.current.byteLength <= INLINE_COMPARE_MAX_BYTES
       ? compareStored(task)
-      : await services.pool.run<ReturnType<typeof compareStored>>('compare', task);
+      : await services.pool.run('compare', task);
   return { json: { data, meta: { version: '1.0.0' } } };
 }
 
@@ -146,7 +146,8 @@ export const gapAnalysisRoutes: Route[] = [
     body: CreateAnalysisBody,
     rawBody: true,
     bodyLimit: 'analysis',
-    errors: ['GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'service_busy'],
+    pooled: true,
+    errors: ['GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'json_too_deep', 'service_busy', 'task_timeout'],
     handler: create,
   },
   {

@@ -17,12 +17,21 @@ export const healthRoutes: Route[] = [
     path: '/readyz',
     tier: null,
     tag: 'operations',
-    summary: 'Readiness: the registry index and the data store are open and the worker threads have started (503 until then)',
-    response: Type.Object({ status: Type.String(), registry_version: Type.String(), content_hash: Type.String() }),
+    summary: 'Readiness: the registry index and the data store are open and the worker pool can take work (503 while its threads start or its queue is full)',
+    response: Type.Object({
+      status: Type.Union([Type.Literal('ready'), Type.Literal('starting'), Type.Literal('busy')]),
+      registry_version: Type.String(),
+      content_hash: Type.String(),
+      pool: Type.Object({ queued: Type.Integer(), queue_limit: Type.Integer() }),
+    }),
     handler: ({ services }) => {
       const manifest = services.registry.manifest;
-      const status = services.pool.isReady ? 'ready' : 'starting';
-      return { status: status === 'ready' ? 200 : 503, json: { status, registry_version: manifest.registry_version, content_hash: manifest.content_hash } };
+      const pool = services.pool.health;
+      const status = pool.ready ? 'ready' : pool.reason === 'starting' ? 'starting' : 'busy';
+      return {
+        status: pool.ready ? 200 : 503,
+        json: { status, registry_version: manifest.registry_version, content_hash: manifest.content_hash, pool: { queued: pool.queued, queue_limit: pool.queue_limit } },
+      };
     },
   },
 ];

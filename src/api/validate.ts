@@ -21,7 +21,7 @@ function validate({ body }: RouteContext<unknown, ValidateBody>) {
 async function validateBatch({ body, services }: RouteContext<unknown, ValidateBatchBody>) {
   const task: ValidateBatchTask = { schema: body.schema, items: body.items };
   const outcome =
-    body.items.length <= INLINE_BATCH_MAX_ITEMS ? validateItems(task.schema, task.items) : await services.pool.run<BatchOutcome>('validateBatch', task);
+    body.items.length <= INLINE_BATCH_MAX_ITEMS ? validateItems(task.schema, task.items) : await services.pool.run('validateBatch', task);
   return json({ schema_type: body.schema, schema_version: VALIDATION_SCHEMA_VERSION, ...outcome });
 }
 
@@ -44,7 +44,8 @@ export const validateRoutes: Route[] = [
     summary: 'Check up to 100 objects against one schema; large batches run in the worker pool',
     body: ValidateBatchBody,
     response: BatchValidationResult,
-    errors: ['service_busy'],
+    pooled: true,
+    errors: ['service_busy', 'task_timeout'],
     handler: validateBatch,
   },
 ];

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, message: 'Method {method} is not allowed on {path}' },
   invalid_parameter: { status: 400, message: 'Invalid value for parameter {parameter}' },
   invalid_json: { status: 400, message: 'Request body is not valid JSON: {reason}' },
+  json_too_deep: { status: 400, message: 'Request body nests arrays and objects deeper than {limit} levels (at byte {offset})' },
   unsupported_media_type: { status: 415, message: 'Request body must be JSON (Content-Type: application/json)' },
   payload_too_large: { status: 413, message: 'Request body exceeds the limit of {limit} bytes' },
   rate_limited: { status: 429, message: 'Rate limit exceeded: retry in {retry_after} seconds' },
@@ -21,6 +22,7 @@ export const ERROR_CODES = {
   GAP_NOT_FOUND: { status: 404, message: 'Gap analysis not found: {id}' },
   GAP_EXPIRED: { status: 410, message: 'Gap analysis {id} expired on {expired_at}' },
   service_busy: { status: 503, message: 'The analysis queue is full; retry in {retry_after} seconds' },
+  task_timeout: { status: 503, message: 'The task ran past its time budget of {timeout_ms} ms; retry in {retry_after} seconds' },
   shutting_down: { status: 503, message: 'The service is shutting down; retry on another instance' },
   internal_error: { status: 500, message: 'Internal error (request id {request_id})' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -70,6 +72,11 @@ export function invalidParameter(parameter: string, value: unknown, extra: { val
   if (extra.limit !== undefined) details.limit = extra.limit;
   const message = extra.reason ? `Invalid value for parameter ${parameter}: ${extra.reason}` : undefined;
   return new ApiError('invalid_parameter', details, { message });
+}
+
+/** 503 service_busy: the worker queue is full; retry after a second. */
+export function busyError(queueLimit: number): ApiError {
+  return new ApiError('service_busy', { retry_after: 1, queue_limit: queueLimit }, { headers: { 'Retry-After': '1' } });
 }
 
 export function notFound(resource: string, id: string): ApiError {

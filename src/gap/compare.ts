@@ -60,6 +60,8 @@ function storedData(bytes: Uint8Array): Data {
 }
 
 /** Compares two stored responses: parse both, then compare. Runs inline, or in a worker when they are large. */
+export type CompareOutcome = ReturnType<typeof compareStored>;
+
 export function compareStored(task: CompareTask) {
   return compareAnalyses(storedData(task.baseline), storedData(task.current), { includeUnchanged: task.includeUnchanged, comparisonId: task.comparisonId });
 }

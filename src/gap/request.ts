@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { Type } from '@sinclair/typebox';
 import { ApiError, invalidParameter } from '../core/errors.js';
+import { parseJsonBody } from '../core/json-body.js';
 import { AnalysisOptionsInput, FindingInput } from '../schemas/gap.js';
 import { GAP_ANALYSIS_LIMITS, type Tier } from '../tiers.js';
 import type { AnalysisOptions, Finding } from './engine.js';
@@ -33,14 +34,7 @@ export function gapFrameworkCodes(registry: Pick<RequestRegistry, 'frameworks'>)
  * shape and options → framework codes → tier limits → each finding → signal ids.
  */
 export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: RequestRegistry): ValidatedAnalysisRequest {
-  let body: unknown = {};
-  if (raw.byteLength > 0) {
-    try {
-      body = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
-    } catch (error) {
-      throw new ApiError('invalid_json', { reason: (error as Error).message });
-    }
-  }
+  const body = parseJsonBody(raw);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidParameter('(body)', null, { reason: 'must be a JSON object with findings and frameworks' });
   const { findings, frameworks, options, ...unknownFields } = body as Record<string, unknown>;
   const [unknownField] = Object.keys(unknownFields);

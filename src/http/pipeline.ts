@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { RATE_LIMITS, tierAtLeast } from '../tiers.js';
+import { ADDRESS_LIMITER_CAPACITY, ADDRESS_RATE_LIMITS, RATE_LIMITS, tierAtLeast } from '../tiers.js';
 import type { Account } from '../store/accounts.js';
 import type { Services } from '../services.js';
-import { ApiError } from '../core/errors.js';
+import { ApiError, busyError } from '../core/errors.js';
 import { RateLimiter, rateLimitedError } from './rate-limit.js';
 import { Router } from './router.js';
 import type { Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from './validation.js';
+import { parseJsonBody } from '../core/json-body.js';
 
 /** A request as the adapter copied it from the socket. */
 export interface IncomingRequest {
@@ -47,12 +48,14 @@ export class Pipeline {
   private readonly router: Router;
   private readonly prepared = new Map<Route, PreparedRoute>();
   private readonly limiter: RateLimiter;
+  private readonly addressLimiter: RateLimiter;
   private readonly log: Logger;
   shuttingDown = false;
 
   constructor(routes: readonly Route[], private readonly services: Services) {
     this.router = new Router(routes);
     this.limiter = new RateLimiter(() => services.now().getTime());
+    this.addressLimiter = new RateLimiter(() => services.now().getTime(), ADDRESS_LIMITER_CAPACITY);
     this.log = services.log;
     for (const route of routes) {
       this.prepared.set(route, {
@@ -69,6 +72,7 @@ export class Pipeline {
 
   pruneRateWindows(): void {
     this.limiter.prune();
+    this.addressLimiter.prune();
   }
 
   admit(request: IncomingRequest): Admission {
@@ -81,36 +85,31 @@ export class Pipeline {
     });
 
     const match = this.router.match(request.method, request.url);
-    if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }), this.currentLimits(request));
-    if (match.kind === 'method_not_allowed') {
-      return refuse(new ApiError('method_not_allowed', { method: request.method, path: request.url, allowed: match.allowed }), {
-        ...this.currentLimits(request),
-        Allow: match.allowed.join(', '),
-      });
-    }
-    const { route, params } = match;
-    const prepared = this.prepared.get(route)!;
-
-    if (route.tier === null) {
-      return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, baseHeaders, requestId) };
+    if (match.kind === 'found' && match.route.tier === null) {
+      const prepared = this.prepared.get(match.route)!;
+      return { kind: 'run', run: () => this.execute(prepared, match.params, request, undefined, baseHeaders, requestId) };
     }
     if (this.shuttingDown) return refuse(new ApiError('shutting_down'), { Connection: 'close' });
 
+    // Every request counts against its caller's limit, whatever the answer (as GitHub and Stripe
+    // count): the account's with a valid key, the address's without one (docs/limits.md).
     const account = this.authenticate(request.headers.authorization);
-    if (!account) {
-      // Unauthenticated callers are limited per address at Community rates, which also slows key guessing.
-      const decision = this.limiter.consume(`ip:${request.remoteAddress}`, RATE_LIMITS.community);
-      if (!decision.allowed) return refuse(rateLimitedError(decision), decision.headers);
-      return refuse(new ApiError('unauthorized'), decision.headers);
-    }
-    const limits = RATE_LIMITS[account.tier];
-    const subject = `account:${account.name}`;
-    if (!tierAtLeast(account.tier, route.tier)) {
-      const code = route.tierError ?? 'tier_required';
-      return refuse(new ApiError(code, { required_tier: route.tier, current_tier: account.tier }), this.limiter.peek(subject, limits).headers);
-    }
-    const decision = this.limiter.consume(subject, limits);
+    const decision = account
+      ? this.limiter.consume(`account:${account.name}`, RATE_LIMITS[account.tier])
+      : this.addressLimiter.consume(request.remoteAddress, ADDRESS_RATE_LIMITS);
     if (!decision.allowed) return refuse(rateLimitedError(decision));
+    if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }), decision.headers);
+    if (match.kind === 'method_not_allowed') {
+      return refuse(new ApiError('method_not_allowed', { method: request.method, path: request.url, allowed: match.allowed }), { ...decision.headers, Allow: match.allowed.join(', ') });
+    }
+    if (!account) return refuse(new ApiError('unauthorized'), decision.headers);
+    const { route, params } = match;
+    const prepared = this.prepared.get(route)!;
+    if (!tierAtLeast(account.tier, route.tier!)) {
+      const code = route.tierError ?? 'tier_required';
+      return refuse(new ApiError(code, { required_tier: route.tier, current_tier: account.tier }), decision.headers);
+    }
+    if (route.pooled && this.services.pool.isFull) return refuse(busyError(this.services.config.queueLimit), decision.headers);
     const headers = { ...baseHeaders, ...decision.headers };
 
     let query: Record<string, unknown> = {};
@@ -139,14 +138,6 @@ export class Pipeline {
     };
   }
 
-  /** The caller's rate-limit headers without counting the request (for refusals before the limiter). */
-  private currentLimits(request: IncomingRequest): Record<string, string> {
-    const account = this.authenticate(request.headers.authorization);
-    return account
-      ? this.limiter.peek(`account:${account.name}`, RATE_LIMITS[account.tier]).headers
-      : this.limiter.peek(`ip:${request.remoteAddress}`, RATE_LIMITS.community).headers;
-  }
-
   private authenticate(header: string | undefined) {
     if (!header) return undefined;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -166,7 +157,7 @@ export class Pipeline {
     try {
       let body: unknown;
       if (rawBody !== undefined && !prepared.route.rawBody) {
-        body = parseJson(rawBody);
+        body = parseJsonBody(rawBody);
         if (prepared.checkBody) body = prepared.checkBody(body);
       }
       const context: RouteContext = { requestId, params, query, body, rawBody, account, services: this.services };
@@ -178,20 +169,23 @@ export class Pipeline {
   }
 
   private failure(error: unknown, headers: Record<string, string>, requestId: string, request?: IncomingRequest): OutgoingResponse {
-    if (error instanceof ApiError) return errorResponse(error, { ...headers, ...error.headers });
+    if (error instanceof ApiError) {
+      try {
+        return errorResponse(error, { ...headers, ...error.headers });
+      } catch (unwritable) {
+        // An error whose details cannot be written (a value echoed back that JSON cannot hold)
+        // must not take the request, or the process, down with it.
+        error = unwritable;
+      }
+    }
     this.log.error({ err: error, requestId, method: request?.method, url: request?.url }, 'request failed');
-    return errorResponse(new ApiError('internal_error', { request_id: requestId }), headers);
+    return internalErrorResponse(requestId, headers);
   }
 }
 
-function parseJson(raw: Buffer): unknown {
-  // An empty body is an empty object: the schema then names any required field that is missing.
-  if (raw.length === 0) return {};
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (error) {
-    throw new ApiError('invalid_json', { reason: (error as Error).message });
-  }
+/** The answer of last resort: built from constants, so writing it cannot fail. */
+export function internalErrorResponse(requestId: string, headers: Record<string, string> = {}): OutgoingResponse {
+  return errorResponse(new ApiError('internal_error', { request_id: requestId }), headers);
 }
 
 export function errorResponse(error: ApiError, headers: Record<string, string>): OutgoingResponse {

@@ -11,6 +11,8 @@ interface Usage {
   minuteCount: number;
   dayStart: number;
   dayCount: number;
+  /** Whether a daily window counts for this subject: without one, the entry ends with its minute. */
+  daily: boolean;
 }
 
 export interface RateDecision {
@@ -29,7 +31,19 @@ export const UNLIMITED = 'unlimited';
 export class RateLimiter {
   private readonly usage = new Map<string, Usage>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * `maxSubjects` bounds the table: a new subject beyond it first drops every entry whose windows
+   * have ended, then, if still full, the oldest entry (for per-address limits, where anyone can
+   * make new subjects).
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxSubjects = Number.POSITIVE_INFINITY,
+  ) {}
+
+  get size(): number {
+    return this.usage.size;
+  }
 
   /** Counts one request for `subject` when it is within both windows. */
   consume(subject: string, limits: RateLimits): RateDecision {
@@ -47,7 +61,8 @@ export class RateLimiter {
     const dayStart = now - (now % DAY);
     let usage = this.usage.get(subject);
     if (!usage) {
-      usage = { minuteStart, minuteCount: 0, dayStart, dayCount: 0 };
+      if (this.usage.size >= this.maxSubjects) this.makeRoom();
+      usage = { minuteStart, minuteCount: 0, dayStart, dayCount: 0, daily: limits.perDay !== null };
       this.usage.set(subject, usage);
     }
     if (usage.minuteStart !== minuteStart) Object.assign(usage, { minuteStart, minuteCount: 0 });
@@ -76,11 +91,21 @@ export class RateLimiter {
     return { allowed, headers, retryAfter, resetAt, limit: overDay ? (limits.perDay as number) : limits.perMinute };
   }
 
-  /** Drops counters of windows that have ended, so idle accounts do not hold memory. */
+  /** Drops the entries whose windows have all ended, so idle subjects do not hold memory. */
   prune(): void {
     const now = this.now();
+    const minuteStart = now - (now % MINUTE);
     const dayStart = now - (now % DAY);
-    for (const [subject, usage] of this.usage) if (usage.dayStart !== dayStart) this.usage.delete(subject);
+    for (const [subject, usage] of this.usage) {
+      if (usage.minuteStart !== minuteStart && (!usage.daily || usage.dayStart !== dayStart)) this.usage.delete(subject);
+    }
+  }
+
+  private makeRoom(): void {
+    this.prune();
+    if (this.usage.size < this.maxSubjects) return;
+    const oldest = this.usage.keys().next().value;
+    if (oldest !== undefined) this.usage.delete(oldest);
   }
 }
 

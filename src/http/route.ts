@@ -56,6 +56,11 @@ export interface Route {
   rawBody?: boolean;
   /** Which configured body limit applies. */
   bodyLimit?: 'default' | 'analysis';
+  /**
+   * The work may go to the worker pool: while its queue is full the request is refused with 503
+   * service_busy before its body is read, so a flood of large bodies cannot hold the HTTP thread.
+   */
+  pooled?: boolean;
   /** Response data schema, for the OpenAPI document. */
   response?: TSchema;
   /** Schema of the envelope's `meta`, for the OpenAPI document. */

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
-import type { Admission, IncomingRequest, OutgoingResponse, Pipeline } from './pipeline.js';
+import { internalErrorResponse, type Admission, type IncomingRequest, type OutgoingResponse, type Pipeline } from './pipeline.js';
 
 /**
  * The only module that touches uWebSockets.js. Per request it registers onAborted first, copies
@@ -68,22 +69,32 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
       admission = pipeline.admit(incoming);
     } catch (error) {
       log.error({ err: error }, 'admission failed');
-      admission = { kind: 'respond', response: { status: 500, headers: { 'Content-Type': 'application/json' }, body: '{"error":{"code":"internal_error","message":"Internal error"}}' } };
+      admission = { kind: 'respond', response: internalErrorResponse(randomUUID()) };
     }
 
     const headOnly = incoming.method === 'HEAD';
     const deliver = (response: OutgoingResponse) => (headOnly ? sendHead(res, state, response) : send(res, state, response, log)).finally(settle);
+    // The pipeline answers its own failures; this is the net under it, so that no request can
+    // leave a rejected promise behind (Node ends the process on one).
+    const answer = (response: Promise<OutgoingResponse>) =>
+      void response
+        .catch((error: unknown) => {
+          log.error({ err: error, method: incoming.method, url: incoming.url }, 'request failed outside the pipeline');
+          return internalErrorResponse(randomUUID());
+        })
+        .then(deliver)
+        .catch((error: unknown) => log.error({ err: error, method: incoming.method, url: incoming.url }, 'response could not be written'));
     switch (admission.kind) {
       case 'respond':
-        void deliver(admission.response);
+        answer(Promise.resolve(admission.response));
         return;
       case 'run':
-        void admission.run().then(deliver);
+        answer(admission.run());
         return;
       case 'read_body':
         readBody(res, state, admission.limit, {
-          tooLarge: () => void deliver(admission.tooLarge()),
-          complete: (body) => void admission.run(body).then(deliver),
+          tooLarge: () => answer(Promise.resolve(admission.tooLarge())),
+          complete: (body) => answer(admission.run(body)),
         });
     }
   });

@@ -3,6 +3,7 @@ import { Registry } from '../../src/registry/registry.js';
 import { startTestService } from '../helpers/service.js';
 import { client, expectInvalid } from '../helpers/registry-api.js';
 import { INLINE_BATCH_MAX_ITEMS } from '../../src/api/validate.js';
+import type { TaskName } from '../../src/pool.js';
 
 const service = await startTestService();
 const registry = Registry.open();
@@ -75,7 +76,7 @@ t.test('POST /v1/validate/batch: inline and in the worker pool', async (t) => {
   const pool = service.services.pool;
   const run = pool.run.bind(pool);
   const pooled: string[] = [];
-  pool.run = ((task: string, input: unknown, transferList?: ArrayBuffer[]) => {
+  pool.run = ((task: TaskName, input: never, transferList?: ArrayBuffer[]) => {
     pooled.push(task);
     return run(task, input, transferList);
   }) as typeof pool.run;

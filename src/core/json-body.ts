@@ -1,0 +1,68 @@
+import { ApiError } from './errors.js';
+
+/**
+ * The deepest nesting of arrays and objects a request body may have. Our deepest schema (a gap
+ * analysis finding's artifact inside a finding inside the findings array) needs 5 levels; 64
+ * leaves room for free-form metadata while keeping every recursive step (JSON.parse, schema
+ * checks, the error that echoes a value back) far from the stack limit, which about 5,000 levels
+ * reach.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * The byte offset at which the nesting of `bytes` first goes deeper than `limit`, or -1. One pass
+ * over the bytes without parsing (strings are skipped with the native indexOf), so a body can be
+ * refused before any recursive step touches it. Malformed JSON is left to the parser.
+ */
+export function nestingBeyond(bytes: Uint8Array, limit = MAX_JSON_DEPTH): number {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let depth = 0;
+  for (let i = 0; i < buffer.length; i++) {
+    const byte = buffer[i];
+    if (byte === QUOTE) {
+      i = endOfString(buffer, i);
+      if (i < 0) return -1;
+    } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > limit) return i;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** The offset of the quote that closes the string opened at `start`, or -1 when it never closes. */
+function endOfString(buffer: Buffer, start: number): number {
+  let quote = buffer.indexOf(QUOTE, start + 1);
+  while (quote > 0) {
+    let backslashes = 0;
+    while (buffer[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = buffer.indexOf(QUOTE, quote + 1);
+  }
+  return -1;
+}
+
+/**
+ * A request body as a JSON value: refused with json_too_deep when it nests beyond the limit, with
+ * invalid_json when it does not parse. An empty body reads as {} so that the schema then names
+ * any required field that is missing. Every JSON body, on the HTTP thread or in a worker, comes
+ * through here.
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  if (bytes.byteLength === 0) return {};
+  const offset = nestingBeyond(bytes);
+  if (offset >= 0) throw new ApiError('json_too_deep', { limit: MAX_JSON_DEPTH, offset });
+  try {
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (error) {
+    throw new ApiError('invalid_json', { reason: (error as Error).message });
+  }
+}

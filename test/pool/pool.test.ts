@@ -1,0 +1,66 @@
+import t from 'tap';
+import { fileURLToPath } from 'node:url';
+import { createTaskPool, type TaskName } from '../../src/pool.js';
+import { ApiError } from '../../src/core/errors.js';
+
+// The production table types the pool; these tests drive a module of their own through it.
+const FAULTY = fileURLToPath(new URL('../helpers/faulty-tasks.js', import.meta.url));
+const pool = createTaskPool({ threads: 1, queueLimit: 4, registryDir: '', taskTimeoutMs: 3000, filename: FAULTY });
+t.teardown(() => pool.close());
+const run = (task: string, input: unknown = null): Promise<unknown> => pool.run(task as TaskName, input as never);
+
+/**
+ * The answer of an echo task once the pool serves again. A replacement thread starts in about a
+ * second, longer on a loaded machine, and tasks submitted meanwhile may use up their budget
+ * waiting: a few tries, each bounded by the budget, tell a slow recovery from none.
+ */
+async function echoOnceRecovered(value: number): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await run('echo', value)) as number;
+    } catch (error) {
+      if (attempt === 5 || !(error instanceof ApiError) || error.code !== 'task_timeout') throw error;
+    }
+  }
+}
+
+await pool.ready;
+
+t.test('a task that throws is a rejection, and the pool goes on', async (t) => {
+  await t.rejects(run('fail'), /task failed on purpose/);
+  t.equal(await echoOnceRecovered(7), 7);
+});
+
+t.test('a task past its time budget answers 503 task_timeout and its thread is replaced', async (t) => {
+  const stuck = run('spin');
+  const error = await stuck.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(error instanceof ApiError, 'an API error');
+  t.equal((error as ApiError).code, 'task_timeout');
+  t.equal((error as ApiError).status, 503);
+  t.equal((error as ApiError).headers?.['Retry-After'], '1');
+  t.equal(await echoOnceRecovered(2), 2, 'a new thread answers later tasks');
+  t.equal(pool.health.ready, true);
+});
+
+t.test('a task that ends its thread is a rejection, and the pool goes on', async (t) => {
+  await t.rejects(run('exitThread'));
+  t.equal(await echoOnceRecovered(3), 3);
+});
+
+t.test('a full queue refuses at once with service_busy, and /readyz sees it', async (t) => {
+  const stuck = [run('spin'), run('spin'), run('spin'), run('spin'), run('spin')];
+  t.equal(pool.isFull, true);
+  t.same(pool.health, { ready: false, reason: 'queue_full', queued: 4, queue_limit: 4 });
+  const refused = await run('echo', 4).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.equal((refused as ApiError).code, 'service_busy');
+  const outcomes = await Promise.allSettled(stuck);
+  t.ok(outcomes.every((o) => o.status === 'rejected' && (o.reason as ApiError).code === 'task_timeout'), 'every stuck task times out');
+  t.equal(await echoOnceRecovered(5), 5, 'the pool serves again');
+  t.equal(pool.health.ready, true);
+});
