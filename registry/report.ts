@@ -8,7 +8,8 @@
  * loadReportInput does the I/O; computeReport, reportChecks and formatReportText are pure.
  * What every figure means and how it is measured: docs/registry-report.md.
  */
-import { ARTIFACT_CATEGORIES, DOMAIN_CODES, GAP_FRAMEWORK_CODES, PROVIDERS } from '../src/schemas/registry-source.js';
+import { ARTIFACT_CATEGORIES, DOMAIN_CODES, PROVIDERS } from '../src/schemas/registry-source.js';
+import { GAP_FRAMEWORK_CODES } from '../src/core/vocabulary.js';
 import { allMappings, crosswalkPairs, type MappingNode } from './lib/derive.js';
 import { buildModel } from './lib/integrity.js';
 import { Issues, type SourceIssue } from './lib/issues.js';

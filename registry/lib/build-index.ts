@@ -4,7 +4,7 @@
  * ready to serialize, sorted id lists per filter value, the serialized search index.
  */
 import MiniSearch from 'minisearch';
-import { SEVERITIES } from '../../src/schemas/registry-source.js';
+import { SEVERITIES } from '../../src/core/vocabulary.js';
 import type {
   ArtifactType,
   ControlCrosswalk,

@@ -3,7 +3,8 @@
  * control-to-control crosswalk records, framework overlaps and per-signal framework coverage.
  * The formulas are documented in docs/registry.md ("Derived data"); keep the two in step.
  */
-import { GAP_FRAMEWORK_CODES, type Relationship } from '../../src/schemas/registry-source.js';
+import { type Relationship } from '../../src/schemas/registry-source.js';
+import { GAP_FRAMEWORK_CODES } from '../../src/core/vocabulary.js';
 import type { ControlCrosswalk, CrosswalkRelationship, FrameworkOverlap, MappingProvenance, SignalCoverage } from '../../src/schemas/registry.js';
 import { CrosswalkLinks, expandCrosswalk, type ControlPair, type CrosswalkLink, type RowRelationship } from './crosswalk-pairs.js';
 import { byString, type ControlNode, type RegistryModel, type SignalNode } from './model.js';

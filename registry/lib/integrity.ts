@@ -4,14 +4,8 @@
  * crosswalk row, scanner rule id), the primary-mapping rule, unique titles. Every problem is
  * recorded with its file and JSON path; nothing stops at the first one.
  */
-import {
-  DOMAIN_CODES,
-  FRAMEWORK_CODES,
-  SIGNAL_CATEGORIES,
-  type ArtifactTypeSource,
-  type SignalMappingSource,
-  type ToolSource,
-} from '../../src/schemas/registry-source.js';
+import { DOMAIN_CODES, SIGNAL_CATEGORIES, type ArtifactTypeSource, type SignalMappingSource, type ToolSource } from '../../src/schemas/registry-source.js';
+import { FRAMEWORK_CODES } from '../../src/core/vocabulary.js';
 import { expandCrosswalk, isCrosswalkFramework, ROW_RELATIONSHIPS } from './crosswalk-pairs.js';
 import type { Issues } from './issues.js';
 import {

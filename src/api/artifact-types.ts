@@ -4,7 +4,8 @@ import { json, type Route, type RouteContext } from '../http/route.js';
 import type { ArtifactTypeFilter, Registry } from '../registry/registry.js';
 import { ARTIFACT_CATEGORIES, PROVIDERS } from '../schemas/registry-source.js';
 import { ArtifactType, ArtifactTypeList, ArtifactTypeMeta, ArtifactTypePageMeta, ResolveBody, ResolveMeta, ResolveResult } from '../schemas/api.js';
-import { pageParams, pageWindow, QuerySchema, registryMeta, StringEnum, type PageQuery } from './query.js';
+import { pageParams, pageWindow, QuerySchema, registryMeta, type PageQuery } from './query.js';
+import { StringEnum } from '../schemas/string-enum.js';
 
 const ArtifactTypesQuery = QuerySchema({
   category: StringEnum(ARTIFACT_CATEGORIES),

@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
-import { DOMAIN_CODES, SEVERITIES, TEMPLATE_STATUSES, TOOL_CATEGORIES, TOOL_CONFIDENCES } from '../schemas/registry-source.js';
+import { DOMAIN_CODES, TEMPLATE_STATUSES, TOOL_CATEGORIES, TOOL_CONFIDENCES } from '../schemas/registry-source.js';
+import { SEVERITIES } from '../core/vocabulary.js';
 import {
   CatalogPageMeta,
   CatalogTotalMeta,
@@ -13,7 +14,8 @@ import {
   ToolRuleMatches,
   VersionMeta,
 } from '../schemas/api.js';
-import { pageParams, pageWindow, QuerySchema, registryMeta, StringEnum, type PageQuery } from './query.js';
+import { pageParams, pageWindow, QuerySchema, registryMeta, type PageQuery } from './query.js';
+import { StringEnum } from '../schemas/string-enum.js';
 import type { FindingTemplateFilter, ToolMappingFilter } from '../registry/registry.js';
 
 const TemplatesQuery = QuerySchema({

@@ -4,7 +4,8 @@ import { invalidParameter, notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { CROSSWALK_RELATIONSHIPS, type CrosswalkRelationship } from '../schemas/registry.js';
 import { ControlCrosswalks, CrosswalkOverlaps, CrosswalkWindowMeta, SignalCoverageView } from '../schemas/api.js';
-import { frameworkCodes, gapFrameworkCodes, QuerySchema, registryMeta, resolveFramework, StringEnum, windowMeta, windowParams, type PageWindow } from './query.js';
+import { frameworkCodes, QuerySchema, registryMeta, resolveFramework, windowMeta, windowParams, type PageWindow } from './query.js';
+import { StringEnum } from '../schemas/string-enum.js';
 
 const FrameworkCode = (description: string) => Type.String({ minLength: 1, description: `${description} (gap-analysis or listing spelling, any case)` });
 
@@ -27,7 +28,7 @@ interface OverlapsQuery extends PageWindow {
  */
 function overlaps({ query, services }: RouteContext<OverlapsQuery>) {
   const { registry } = services;
-  const codes = gapFrameworkCodes(registry);
+  const codes = registry.gapFrameworkCodes();
   if (query.framework_b !== undefined && query.framework_a === undefined) {
     throw invalidParameter('framework_a', undefined, { valid_values: codes, reason: 'is required when framework_b is given' });
   }

@@ -13,7 +13,7 @@ import { exportHeader, exportView, parseStoredAnalysis, registryEvidence } from 
 import { ExportBody, ExportJsonFile, ExportQuery, type ExportFormat, type RenderExportTask, type ResolvedExportOptions } from '../schemas/export.js';
 import { gapIndexOf } from '../gap/gap-index.js';
 import { tierAtLeast } from '../tiers.js';
-import { gapFrameworkCodes, resolveFramework } from './query.js';
+import { resolveFramework } from './query.js';
 
 interface ExportRequest {
   format: ExportFormat;
@@ -39,7 +39,7 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
       { message: `The ${request.format} export requires the ${spec.tier} tier or above (current tier: ${account.tier})` },
     );
   }
-  const requested = request.frameworks?.map((code) => resolveFramework(services.registry, request.frameworksParameter, code, gapFrameworkCodes(services.registry)));
+  const requested = request.frameworks?.map((code) => resolveFramework(services.registry, request.frameworksParameter, code, services.registry.gapFrameworkCodes()));
 
   const now = services.now();
   const stored = services.analyses.get(ctx.params.id, account.name, now);

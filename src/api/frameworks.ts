@@ -5,7 +5,8 @@ import type { Registry } from '../registry/registry.js';
 import type { ControlListItem } from '../schemas/registry.js';
 import { FRAMEWORK_CATEGORIES } from '../schemas/registry-source.js';
 import { ControlDetail, ControlList, FrameworkControls, FrameworkList, PagesMeta, TotalMeta } from '../schemas/api.js';
-import { frameworkCodes, pageMeta, pageParams, pageWindow, QuerySchema, resolveFramework, StringEnum, type PageQuery, type PageWindow } from './query.js';
+import { frameworkCodes, pageMeta, pageParams, pageWindow, QuerySchema, resolveFramework, type PageQuery, type PageWindow } from './query.js';
+import { StringEnum } from '../schemas/string-enum.js';
 
 const FrameworksQuery = QuerySchema({ category: StringEnum(FRAMEWORK_CATEGORIES, { description: 'Framework category' }) });
 

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
 import { ApiError, invalidParameter } from '../core/errors.js';
-import { StringEnum } from '../schemas/api.js';
+import { StringEnum } from '../schemas/string-enum.js';
 import type { Route, RouteContext } from '../http/route.js';
 import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js';
 import { compareStored, type CompareTask } from '../gap/compare.js';
-import { gapFrameworkCodes } from '../gap/request.js';
 import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } from '../schemas/gap.js';
 import { AnalysisStore, newAnalysisId } from '../store/analyses.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
@@ -77,7 +76,7 @@ function summary(ctx: RouteContext) {
   let framework: string | undefined;
   if (query.framework !== undefined) {
     framework = services.registry.resolveFrameworkCode(query.framework);
-    if (!framework) throw invalidParameter('framework', query.framework, { valid_values: gapFrameworkCodes(services.registry), reason: 'is not a gap-analysis framework code' });
+    if (!framework) throw invalidParameter('framework', query.framework, { valid_values: services.registry.gapFrameworkCodes(), reason: 'is not a gap-analysis framework code' });
   }
   // Variant A pages with page/per_page; Variant B's `limit` is the page size when per_page is absent.
   // With neither, 20 (Variant A's default) — docs/api.md.

@@ -6,7 +6,6 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { invalidParameter } from '../core/errors.js';
 import type { Registry } from '../registry/registry.js';
 
-export { StringEnum } from '../schemas/api.js';
 
 /** page (default 1) and per_page (default and maximum per endpoint, spec 8.3). */
 export function pageParams(defaultPerPage: number, maxPerPage: number) {
@@ -74,11 +73,6 @@ export function resolveFramework(registry: Registry, parameter: string, value: s
 /** Canonical codes of every framework in the registry, in listing order. */
 export function frameworkCodes(registry: Registry): string[] {
   return registry.frameworks().map((f) => f.code);
-}
-
-/** Canonical codes of the gap-analysis frameworks (the ones crosswalk overlaps cover). */
-export function gapFrameworkCodes(registry: Registry): string[] {
-  return registry.frameworks().filter((f) => f.gap_analysis).map((f) => f.code);
 }
 
 /** meta.version and meta.generated_at: the registry release and the time this index was built. */

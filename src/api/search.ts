@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { DOMAIN_CODES } from '../schemas/registry-source.js';
 import { RegistryStats, SearchHits, SearchMeta } from '../schemas/api.js';
-import { pageParams, pageWindow, QuerySchema, StringEnum, type PageQuery } from './query.js';
+import { pageParams, pageWindow, QuerySchema, type PageQuery } from './query.js';
+import { StringEnum } from '../schemas/string-enum.js';
 
 const SearchQuery = QuerySchema(
   {

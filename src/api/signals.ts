@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
-import { DOMAIN_CODES, SEVERITIES, SIGNAL_CATEGORIES } from '../schemas/registry-source.js';
+import { DOMAIN_CODES, SIGNAL_CATEGORIES } from '../schemas/registry-source.js';
+import { SEVERITIES } from '../core/vocabulary.js';
 import { BulkSignalsBody, BulkSignalsResult, PagesMeta, SignalDetail, SignalList, SignalMappings } from '../schemas/api.js';
-import { pageMeta, pageParams, pageWindow, QuerySchema, resolveFramework, StringEnum, type PageQuery } from './query.js';
+import { pageMeta, pageParams, pageWindow, QuerySchema, resolveFramework, type PageQuery } from './query.js';
+import { StringEnum } from '../schemas/string-enum.js';
 
 const SignalsQuery = QuerySchema({
   domain: StringEnum(DOMAIN_CODES, { description: 'Domain code' }),

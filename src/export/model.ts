@@ -4,7 +4,8 @@
  * framework. Pure: the same stored result and options always give the same rows.
  */
 import type { AnalysisResult } from '../gap/result.js';
-import { postureScore, postureStatus, type PostureStatus } from '../gap/scoring.js';
+import { postureScore, postureStatus } from '../gap/scoring.js';
+import { bySeverityDescending, type PostureStatus } from '../core/vocabulary.js';
 import type { ExportFormat, ResolvedExportOptions } from '../schemas/export.js';
 
 export type AnalysisData = AnalysisResult['data'];
@@ -200,13 +201,12 @@ function compliantRow(view: ExportView, code: string, name: string, control: Com
 
 /** Every gap of the selection, most urgent first: priority rank, then status, severity and framework order. */
 export function gapsByUrgency(view: ExportView): Array<{ framework: string; gap: GapResult }> {
-  const severityRank: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
   const all = view.frameworks.flatMap((code, order) => view.data.by_framework[code].gaps.map((gap, index) => ({ framework: code, gap, order, index })));
   all.sort(
     (a, b) =>
       (a.gap.remediation?.priority_rank ?? 9) - (b.gap.remediation?.priority_rank ?? 9) ||
       (a.gap.status === 'non_compliant' ? 0 : 1) - (b.gap.status === 'non_compliant' ? 0 : 1) ||
-      severityRank[a.gap.severity ?? 'info'] - severityRank[b.gap.severity ?? 'info'] ||
+      bySeverityDescending(a.gap.severity, b.gap.severity) ||
       b.gap.findings.length - a.gap.findings.length ||
       a.order - b.order ||
       a.index - b.index,

@@ -38,7 +38,7 @@ export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
     // Signal ids are checked against the gap index: no registry decode per finding.
     const request = validateAnalysisRequest(task.body, task.tier, {
       resolveFrameworkCode: (code) => registry.resolveFrameworkCode(code),
-      frameworks: () => registry.frameworks(),
+      gapFrameworkCodes: () => registry.gapFrameworkCodes(),
       signal: (id) => index.signal(id),
     });
     const outcome = assess(index, request.findings, request.frameworks, request.options);

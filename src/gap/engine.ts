@@ -1,19 +1,5 @@
-import {
-  evidenceKind,
-  higherSeverity,
-  SEVERITY_RANK,
-  postureScore,
-  postureStatus,
-  priorityLabel,
-  remediationPriority,
-  EFFORT_RANK,
-  type ControlStatus,
-  type Effort,
-  type EvidenceKind,
-  type FindingStatus,
-  type PostureStatus,
-  type Severity,
-} from './scoring.js';
+import { evidenceKind, higherSeverity, postureScore, postureStatus, priorityLabel, remediationPriority, EFFORT_RANK, type Effort, type EvidenceKind } from './scoring.js';
+import { bySeverityDescending, SEVERITY_RANK, type ControlStatus, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
 
 /** A finding after request validation; a missing status (Variant B) has been read as open. */
 export interface Finding {
@@ -288,11 +274,9 @@ function assessControl(registry: GapRegistry, framework: string, control: Contro
   return { framework, control, status, confidence, severity, reaches: ordered };
 }
 
-const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
-
 /** Gaps most worth fixing first: non-compliant before partial, then severity (then control order). */
 function byGapOrder(a: ControlAssessment, b: ControlAssessment): number {
-  return (a.status === 'non_compliant' ? 0 : 1) - (b.status === 'non_compliant' ? 0 : 1) || SEVERITY_ORDER[a.severity ?? 'info'] - SEVERITY_ORDER[b.severity ?? 'info'];
+  return (a.status === 'non_compliant' ? 0 : 1) - (b.status === 'non_compliant' ? 0 : 1) || bySeverityDescending(a.severity, b.severity);
 }
 
 const controlRankCache = new WeakMap<GapRegistry, Map<string, Map<string, number>>>();

@@ -1,6 +1,7 @@
 import type { Registry } from '../registry/registry.js';
 import { remediationStepsFrom, type GapRegistry, type RemediationStep } from './engine.js';
-import type { Effort, Severity } from './scoring.js';
+import type { Effort } from './scoring.js';
+import { type Severity } from '../core/vocabulary.js';
 
 type SignalFacts = ReturnType<GapRegistry['signal']> & {};
 type MappingFacts = ReturnType<GapRegistry['mappingsOfSignal']>[number];

@@ -21,12 +21,8 @@ export interface ValidatedAnalysisRequest {
 
 export interface RequestRegistry {
   resolveFrameworkCode(input: string): string | undefined;
-  frameworks(): ReadonlyArray<{ code: string; gap_analysis: boolean }>;
+  gapFrameworkCodes(): string[];
   signal(id: string): unknown;
-}
-
-export function gapFrameworkCodes(registry: Pick<RequestRegistry, 'frameworks'>): string[] {
-  return registry.frameworks().filter((f) => f.gap_analysis).map((f) => f.code);
 }
 
 /**
@@ -51,9 +47,9 @@ export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: R
   }
 
   if (!Array.isArray(frameworks) || frameworks.length === 0 || frameworks.some((f) => typeof f !== 'string')) {
-    throw invalidParameter('frameworks', frameworks ?? null, { reason: 'must be a non-empty array of framework codes', valid_values: gapFrameworkCodes(registry) });
+    throw invalidParameter('frameworks', frameworks ?? null, { reason: 'must be a non-empty array of framework codes', valid_values: registry.gapFrameworkCodes() });
   }
-  const gapCodes = gapFrameworkCodes(registry);
+  const gapCodes = registry.gapFrameworkCodes();
   const resolved: string[] = [];
   const unknown: string[] = [];
   for (const code of frameworks as string[]) {

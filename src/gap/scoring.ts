@@ -3,19 +3,11 @@
  * derived must bump SCORING_VERSION so that stored results show which method produced them
  * (docs/scoring.md explains the model with worked examples).
  */
+import { SEVERITY_RANK, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
+
 export const SCORING_VERSION = '1.0.0';
 export const RESULT_FORMAT_VERSION = '1.0.0';
 
-export const FINDING_STATUSES = ['open', 'in_progress', 'resolved', 'accepted', 'false_positive'] as const;
-export type FindingStatus = (typeof FINDING_STATUSES)[number];
-
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-export const CONTROL_STATUSES = ['compliant', 'partially_compliant', 'non_compliant', 'not_assessed'] as const;
-export type ControlStatus = (typeof CONTROL_STATUSES)[number];
-
-export type PostureStatus = 'compliant' | 'at_risk' | 'non_compliant' | 'not_assessed';
 
 /** How a finding's status counts as evidence about a control. */
 export type EvidenceKind = 'failing' | 'accepted' | 'passing';
@@ -25,8 +17,6 @@ export function evidenceKind(status: FindingStatus): EvidenceKind {
   if (status === 'accepted') return 'accepted';
   return 'passing';
 }
-
-export const SEVERITY_RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
 export function higherSeverity(a: Severity | null, b: Severity): Severity {
   return a === null || SEVERITY_RANK[b] > SEVERITY_RANK[a] ? b : a;

@@ -361,6 +361,11 @@ export class Registry {
     return this.aliases[normalizeFrameworkSpelling(input)];
   }
 
+  /** Canonical codes of the frameworks gap analysis assesses, in listing order. */
+  gapFrameworkCodes(): string[] {
+    return this.frameworks().filter((f) => f.gap_analysis).map((f) => f.code);
+  }
+
   frameworks(category?: string): readonly FrameworkListItem[] {
     const all = this.get<FrameworkListItem[]>(keys.frameworks) ?? EMPTY;
     if (!category) return all;

@@ -33,21 +33,14 @@ import {
   ARTIFACT_STATUSES,
   DOMAIN_CODES,
   EFFORTS,
-  FRAMEWORK_CODES,
   PROVIDERS,
   PROVENANCE_KINDS,
   RELATIONSHIPS,
-  SEVERITIES,
   SIGNAL_CATEGORIES,
 } from './registry-source.js';
+import { FRAMEWORK_CODES, SEVERITIES } from '../core/vocabulary.js';
+import { StringEnum } from './string-enum.js';
 
-/**
- * A closed set of strings as a plain `enum` (not a union of literals), so ajv reports a failing
- * value with the `enum` keyword: query and body checks then answer with valid_values.
- */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
 
 // ---- meta ----
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from './string-enum.js';
 
 /** The export formats of spec 4.4, in the order error details list them. */
 export const EXPORT_FORMATS = ['json', 'csv', 'pdf', 'xlsx'] as const;
@@ -8,7 +9,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
  * A closed set as a plain `enum` rather than a union of literals, so that a bad value fails on the
  * `enum` keyword and the pipeline answers invalid_parameter with valid_values.
  */
-const Format = Type.Unsafe<ExportFormat>({ type: 'string', enum: [...EXPORT_FORMATS], default: 'json', description: 'File format of the export' });
+const Format = StringEnum(EXPORT_FORMATS, { default: 'json', description: 'File format of the export' });
 
 const FrameworkFilter = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   minItems: 1,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FINDING_STATUSES, SEVERITIES } from '../gap/scoring.js';
+import { FINDING_STATUSES, SEVERITIES } from '../core/vocabulary.js';
 
 /** A finding as submitted (spec 2.6). status and observed_at may be absent (Variant B); absent status reads as open. */
 export const FindingInput = Type.Object(

@@ -4,6 +4,8 @@
  * enum value is reported with its file and JSON path. Records are closed (no unknown fields).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { FRAMEWORK_CODES, GAP_FRAMEWORK_CODES, SEVERITIES } from '../core/vocabulary.js';
+import { StringEnum } from './string-enum.js';
 
 /** `T | null` as one JSON-schema type list, so a failure reads "must be string,null", not an anyOf tree. */
 function Nullable<T extends TSchema>(schema: T) {
@@ -18,17 +20,11 @@ function Closed<T extends Record<string, TSchema>>(properties: T) {
 
 const Text = Type.String({ minLength: 1 });
 
-export const GAP_FRAMEWORK_CODES = [
-  'HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA',
-] as const;
-export const LISTING_FRAMEWORK_CODES = ['NIST80053R5', 'NIST800171R3', 'NYDFS500', 'NIS2'] as const;
-export const FRAMEWORK_CODES = [...GAP_FRAMEWORK_CODES, ...LISTING_FRAMEWORK_CODES] as const;
 export const DOMAIN_CODES = [...GAP_FRAMEWORK_CODES, 'GEN'] as const;
 export const SIGNAL_CATEGORIES = [
   'ACCESS', 'ADMIN', 'ASSET', 'AUDIT', 'BCP', 'COMMS', 'CONFIG', 'CRYPTO', 'DATA', 'DEV', 'GOV',
   'IDENTITY', 'IR', 'NET', 'PHYS', 'PRIVACY', 'RISK', 'TECH', 'TRAIN', 'VENDOR', 'VULN',
 ] as const;
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export const RELATIONSHIPS = ['primary', 'supporting', 'partial'] as const;
 export const PROVENANCE_KINDS = ['expert', 'crosswalk', 'scanner_rule'] as const;
 export const EFFORTS = ['low', 'medium', 'high'] as const;
@@ -42,37 +38,32 @@ export const TOOL_CATEGORIES = [
   'cloud', 'container', 'sast', 'iac', 'sca', 'secrets', 'dast', 'network', 'endpoint', 'identity',
 ] as const;
 
-// Explicit enum (not a union of literals) so ajv reports "must be equal to one of the allowed values"
-// with the list, which the compiler prints as "must be one of a, b, c".
-function Enum<const T extends readonly string[]>(values: T) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
-}
 
-export const Severity = Enum(SEVERITIES);
+export const Severity = StringEnum(SEVERITIES);
 export type Severity = Static<typeof Severity>;
-export const Relationship = Enum(RELATIONSHIPS);
+export const Relationship = StringEnum(RELATIONSHIPS);
 export type Relationship = Static<typeof Relationship>;
-export const ProvenanceKind = Enum(PROVENANCE_KINDS);
+export const ProvenanceKind = StringEnum(PROVENANCE_KINDS);
 export type ProvenanceKind = Static<typeof ProvenanceKind>;
-export const Effort = Enum(EFFORTS);
+export const Effort = StringEnum(EFFORTS);
 export type Effort = Static<typeof Effort>;
-export const DomainCode = Enum(DOMAIN_CODES);
+export const DomainCode = StringEnum(DOMAIN_CODES);
 export type DomainCode = Static<typeof DomainCode>;
-export const FrameworkCode = Enum(FRAMEWORK_CODES);
+export const FrameworkCode = StringEnum(FRAMEWORK_CODES);
 export type FrameworkCode = Static<typeof FrameworkCode>;
-export const FrameworkCategory = Enum(FRAMEWORK_CATEGORIES);
+export const FrameworkCategory = StringEnum(FRAMEWORK_CATEGORIES);
 export type FrameworkCategory = Static<typeof FrameworkCategory>;
-export const SignalCategory = Enum(SIGNAL_CATEGORIES);
+export const SignalCategory = StringEnum(SIGNAL_CATEGORIES);
 export type SignalCategory = Static<typeof SignalCategory>;
-export const ArtifactCategory = Enum(ARTIFACT_CATEGORIES);
+export const ArtifactCategory = StringEnum(ARTIFACT_CATEGORIES);
 export type ArtifactCategory = Static<typeof ArtifactCategory>;
-export const Provider = Enum(PROVIDERS);
+export const Provider = StringEnum(PROVIDERS);
 export type Provider = Static<typeof Provider>;
-export const TemplateStatus = Enum(TEMPLATE_STATUSES);
+export const TemplateStatus = StringEnum(TEMPLATE_STATUSES);
 export type TemplateStatus = Static<typeof TemplateStatus>;
-export const ToolConfidence = Enum(TOOL_CONFIDENCES);
+export const ToolConfidence = StringEnum(TOOL_CONFIDENCES);
 export type ToolConfidence = Static<typeof ToolConfidence>;
-export const ToolCategory = Enum(TOOL_CATEGORIES);
+export const ToolCategory = StringEnum(TOOL_CATEGORIES);
 export type ToolCategory = Static<typeof ToolCategory>;
 
 const SemVer = Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$' });
@@ -209,7 +200,7 @@ export const ArtifactTypeSource = Closed({
   description: Text,
   category: ArtifactCategory,
   subcategory: Type.String({ pattern: '^[a-z][a-z0-9_]*$' }),
-  status: Enum(ARTIFACT_STATUSES),
+  status: StringEnum(ARTIFACT_STATUSES),
   version: SemVer,
   ocsf: Closed({ object: Text, profile: Nullable(Type.String({ minLength: 1 })) }),
   security_attributes: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]*$' }), Type.Boolean()),

@@ -4,6 +4,7 @@
  * or rename fields from them (e.g. control_title → control_name in bulk mapping results).
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from './string-enum.js';
 import {
   ArtifactTypeSource,
   FindingTemplateSource,
@@ -245,10 +246,7 @@ export const ControlRef = Type.Object({ framework: Type.String(), control_id: Ty
 export type ControlRef = Static<typeof ControlRef>;
 
 export const CROSSWALK_RELATIONSHIPS = ['equivalent', 'related', 'partial'] as const;
-export const CrosswalkRelationship = Type.Unsafe<(typeof CROSSWALK_RELATIONSHIPS)[number]>({
-  type: 'string',
-  enum: [...CROSSWALK_RELATIONSHIPS],
-});
+export const CrosswalkRelationship = StringEnum(CROSSWALK_RELATIONSHIPS);
 export type CrosswalkRelationship = Static<typeof CrosswalkRelationship>;
 
 export const ControlCrosswalk = Type.Object({

@@ -9,7 +9,8 @@ import { defaultSourcesDir } from '../../src/paths.js';
 import { Registry } from '../../src/registry/registry.js';
 import { assess, MAX_REMEDIATION_STEPS, VERIFICATION_STEP_TEXT } from '../../src/gap/engine.js';
 import { gapIndexOf } from '../../src/gap/gap-index.js';
-import { ARTIFACT_CATEGORIES, DOMAIN_CODES, GAP_FRAMEWORK_CODES } from '../../src/schemas/registry-source.js';
+import { ARTIFACT_CATEGORIES, DOMAIN_CODES } from '../../src/schemas/registry-source.js';
+import { GAP_FRAMEWORK_CODES } from '../../src/core/vocabulary.js';
 import { tempDir } from './helpers.js';
 
 const CATALOG_SIZES: Record<string, number> = {
