@@ -7,7 +7,7 @@ import { ApiError, busyError } from '../core/errors.js';
 import { RateLimiter, rateLimitedError } from './rate-limit.js';
 import { Router } from './router.js';
 import type { Reply, Route, RouteContext } from './route.js';
-import { compileBody, compileQuery } from './validation.js';
+import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
 
 /** A request as the adapter copied it from the socket. */

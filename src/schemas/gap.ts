@@ -1,16 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FINDING_STATUSES, SEVERITIES } from '../core/vocabulary.js';
+import { StringEnum } from './string-enum.js';
 
 /** A finding as submitted (spec 2.6). status and observed_at may be absent (Variant B); absent status reads as open. */
 export const FindingInput = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 256 }),
     signal_id: Type.String({ minLength: 1, maxLength: 128 }),
-    status: Type.Optional(Type.Union(FINDING_STATUSES.map((s) => Type.Literal(s)))),
+    status: Type.Optional(StringEnum(FINDING_STATUSES)),
     observed_at: Type.Optional(Type.String({ format: 'date-time' })),
     severity: Type.Optional(
       Type.Object({
-        level: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),
+        level: StringEnum(SEVERITIES),
         score: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
       }),
     ),
@@ -37,14 +38,21 @@ export const AnalysisOptionsInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const CreateAnalysisBody = Type.Object(
-  {
-  findings: Type.Array(FindingInput),
-  frameworks: Type.Array(Type.String(), { minItems: 1 }),
-  options: Type.Optional(Type.Partial(AnalysisOptionsInput, { additionalProperties: false })),
-  },
-  { additionalProperties: false },
-);
+const AnalysisRequestFields = {
+  frameworks: Type.Array(Type.String(), { minItems: 1, description: 'Gap-analysis framework codes (or their aliases)' }),
+  // Absent options read as {}, which the defaults of each option then fill.
+  options: Type.Optional(Type.Partial(AnalysisOptionsInput, { additionalProperties: false, default: {} })),
+};
+
+/** POST /v1/gap-analysis: findings and the frameworks to assess them against. */
+export const CreateAnalysisBody = Type.Object({ findings: Type.Array(FindingInput), ...AnalysisRequestFields }, { additionalProperties: false });
+
+/**
+ * The same request with its findings left unchecked: the worker checks this first, then the tier
+ * limits, then each finding against FindingInput, so an oversized request is refused before
+ * thousands of findings are checked (docs/lifecycle.md).
+ */
+export const AnalysisRequestEnvelope = Type.Object({ findings: Type.Array(Type.Unknown()), ...AnalysisRequestFields }, { additionalProperties: false });
 export type CreateAnalysisBody = Static<typeof CreateAnalysisBody>;
 
 export const CompareBody = Type.Object(
