@@ -16,6 +16,7 @@ export interface Config {
   sweepIntervalMs: number;
   shutdownTimeoutMs: number;
   taskTimeoutMs: number;
+  registryCacheBytes: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -59,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sweepIntervalMs: integer(env, 'SWEEP_INTERVAL_MS', 60_000, 10, 86_400_000, problems),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
     taskTimeoutMs: integer(env, 'TASK_TIMEOUT_MS', 30_000, 100, 600_000, problems),
+    registryCacheBytes: integer(env, 'REGISTRY_CACHE_BYTES', 64 * 1024 * 1024, 0, 16 * 1024 * 1024 * 1024, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

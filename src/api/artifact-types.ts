@@ -50,6 +50,7 @@ export const artifactTypeRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/artifact-types',
+    registryRead: true,
     tier: 'teams',
     tag: 'artifact-types',
     summary: 'List OCSF-aligned artifact types, filtered by category, subcategory, provider and text',
@@ -72,6 +73,7 @@ export const artifactTypeRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/artifact-types/:id',
+    registryRead: true,
     tier: 'teams',
     tag: 'artifact-types',
     summary: 'An artifact type by its dotted id',

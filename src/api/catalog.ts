@@ -92,6 +92,7 @@ export const catalogRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/finding-templates',
+    registryRead: true,
     tier: 'teams',
     tag: 'finding-templates',
     summary: 'List finding templates, filtered by signal, category, severity, status, domain and text',
@@ -103,6 +104,7 @@ export const catalogRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/finding-templates/:id',
+    registryRead: true,
     tier: 'teams',
     tag: 'finding-templates',
     summary: 'A finding template with its signal and the scanner rules mapped to it',
@@ -113,6 +115,7 @@ export const catalogRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/tool-mappings',
+    registryRead: true,
     tier: 'teams',
     tag: 'tool-mappings',
     summary: 'List scanner rule to finding template mappings, filtered by tool, template, confidence and text',
@@ -124,6 +127,7 @@ export const catalogRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/tool-mappings/lookup',
+    registryRead: true,
     tier: 'teams',
     tag: 'tool-mappings',
     summary: 'The finding templates a scanner rule maps to',
@@ -136,6 +140,7 @@ export const catalogRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/security-tools',
+    registryRead: true,
     tier: 'teams',
     tag: 'security-tools',
     summary: 'List the security tools with their mapping counts',

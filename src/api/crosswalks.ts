@@ -120,6 +120,7 @@ export const crosswalkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/crosswalks',
+    registryRead: true,
     tier: 'pro',
     tag: 'crosswalks',
     summary: 'Overlap between gap-analysis frameworks: the list with stats, or one pair',
@@ -132,6 +133,7 @@ export const crosswalkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/crosswalks/controls',
+    registryRead: true,
     tier: 'pro',
     tag: 'crosswalks',
     summary: 'Control-to-control crosswalks between two frameworks, with a relationship summary',
@@ -143,6 +145,7 @@ export const crosswalkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/crosswalks/signals',
+    registryRead: true,
     tier: 'pro',
     tag: 'crosswalks',
     summary: 'Signals that reach several frameworks, with a summary; or the coverage of one signal',

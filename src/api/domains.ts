@@ -18,6 +18,7 @@ export const domainRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/domains',
+    registryRead: true,
     tier: 'community',
     tag: 'domains',
     summary: 'List the signal domains with signal counts and categories',
@@ -28,6 +29,7 @@ export const domainRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/domains/:id',
+    registryRead: true,
     tier: 'community',
     tag: 'domains',
     summary: 'A domain with its description and signal counts by category and severity (id in any case)',

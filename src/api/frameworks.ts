@@ -125,6 +125,7 @@ export const frameworkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/frameworks',
+    registryRead: true,
     tier: 'community',
     tag: 'frameworks',
     summary: 'List the frameworks with control counts, optionally of one category',
@@ -136,6 +137,7 @@ export const frameworkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/frameworks/:code/controls',
+    registryRead: true,
     tier: 'community',
     tag: 'frameworks',
     summary: "A framework's controls in catalog order with their mapped signals (code in any accepted spelling)",
@@ -147,6 +149,7 @@ export const frameworkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/controls',
+    registryRead: true,
     tier: 'pro',
     tag: 'controls',
     summary: 'List controls with their mapped signals, across frameworks or of one framework',
@@ -158,6 +161,7 @@ export const frameworkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/controls/:id',
+    registryRead: true,
     tier: 'pro',
     tag: 'controls',
     summary: 'A control with guidance, evidence, mapped signals and related controls of other frameworks',

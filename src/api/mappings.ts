@@ -53,6 +53,7 @@ export const mappingRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/mappings',
+    registryRead: true,
     tier: 'community',
     tag: 'mappings',
     summary: 'List signal-to-control mapping records, filtered by framework, signal, control and minimum confidence',

@@ -42,6 +42,7 @@ export const searchRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/search',
+    registryRead: true,
     tier: 'community',
     tag: 'search',
     summary: 'Full-text search over signal titles, descriptions and tags, ranked, with a score in 0..1',
@@ -53,6 +54,7 @@ export const searchRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/stats',
+    registryRead: true,
     tier: 'community',
     tag: 'search',
     summary: 'Registry statistics: versions, totals, signals by domain and by severity',

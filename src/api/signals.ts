@@ -63,6 +63,7 @@ export const signalRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/signals',
+    registryRead: true,
     tier: 'community',
     tag: 'signals',
     summary: 'List signals (list fields), filtered by domain, category, severity and tags, in id order',
@@ -84,6 +85,7 @@ export const signalRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/signals/:id',
+    registryRead: true,
     tier: 'community',
     tag: 'signals',
     summary: 'A signal with detection, remediation hint, effort and dates',
@@ -93,6 +95,7 @@ export const signalRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/signals/:id/mappings',
+    registryRead: true,
     tier: 'community',
     tag: 'signals',
     summary: "A signal's control mappings (authored and derived), optionally of one framework",

@@ -9,6 +9,7 @@ import { Router } from './router.js';
 import type { Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
+import { matchesEtag, RegistryAnswerCache } from './registry-cache.js';
 
 /** A request as the adapter copied it from the socket. */
 export interface IncomingRequest {
@@ -36,6 +37,8 @@ export type Admission =
   | { kind: 'run'; run(): Promise<OutgoingResponse> };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Registry answers change only with a new registry build: clients may keep them an hour, then revalidate. */
+const REGISTRY_CACHE_CONTROL = 'private, max-age=3600';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface PreparedRoute {
@@ -49,6 +52,7 @@ export class Pipeline {
   private readonly prepared = new Map<Route, PreparedRoute>();
   private readonly limiter: RateLimiter;
   private readonly addressLimiter: RateLimiter;
+  private readonly answers: RegistryAnswerCache;
   private readonly log: Logger;
   shuttingDown = false;
 
@@ -56,6 +60,7 @@ export class Pipeline {
     this.router = new Router(routes);
     this.limiter = new RateLimiter(() => services.now().getTime());
     this.addressLimiter = new RateLimiter(() => services.now().getTime(), ADDRESS_LIMITER_CAPACITY);
+    this.answers = new RegistryAnswerCache(services.registry.manifest.content_hash, services.config.registryCacheBytes);
     this.log = services.log;
     for (const route of routes) {
       this.prepared.set(route, {
@@ -112,6 +117,17 @@ export class Pipeline {
     if (route.pooled && this.services.pool.isFull) return refuse(busyError(this.services.config.queueLimit), decision.headers);
     const headers = { ...baseHeaders, ...decision.headers };
 
+    let answerKey: string | undefined;
+    if (route.registryRead) {
+      answerKey = `${request.url}?${request.query}`;
+      const etag = this.answers.etagOf(answerKey);
+      Object.assign(headers, { ETag: etag, 'Cache-Control': REGISTRY_CACHE_CONTROL });
+      if (matchesEtag(request.headers['if-none-match'], etag)) return { kind: 'respond', response: { status: 304, headers, body: '' } };
+      const cached = this.answers.get(answerKey);
+      // The same path and query text answered before, so its query was valid: no need to parse it again.
+      if (cached) return { kind: 'respond', response: { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE }, body: cached } };
+    }
+
     let query: Record<string, unknown> = {};
     try {
       if (prepared.parseQuery) query = prepared.parseQuery(new URLSearchParams(request.query));
@@ -119,6 +135,10 @@ export class Pipeline {
       return { kind: 'respond', response: this.failure(error, headers, requestId) };
     }
 
+    if (answerKey !== undefined) {
+      const key = answerKey;
+      return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query).then((response) => this.keep(key, response)) };
+    }
     if (!route.body && !route.rawBody) {
       return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query) };
     }
@@ -136,6 +156,17 @@ export class Pipeline {
       tooLarge,
       run: (body) => this.execute(prepared, params, request, body, headers, requestId, account, query),
     };
+  }
+
+  /** Keeps a registry read's 200 answer as bytes; errors are not kept and carry no validators. */
+  private keep(key: string, response: OutgoingResponse): OutgoingResponse {
+    if (response.status !== 200 || typeof response.body !== 'string') {
+      const { ETag: _etag, 'Cache-Control': _cacheControl, ...headers } = response.headers;
+      return { ...response, headers };
+    }
+    const body = Buffer.from(response.body);
+    this.answers.set(key, body, response.headers.ETag);
+    return { ...response, body };
   }
 
   private authenticate(header: string | undefined) {

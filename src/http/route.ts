@@ -61,6 +61,11 @@ export interface Route {
    * service_busy before its body is read, so a flood of large bodies cannot hold the HTTP thread.
    */
   pooled?: boolean;
+  /**
+   * The answer depends only on the path, the query text and the compiled registry: it is kept as
+   * bytes, carries an ETag and Cache-Control, and a matching If-None-Match gets 304.
+   */
+  registryRead?: boolean;
   /** Response data schema, for the OpenAPI document. */
   response?: TSchema;
   /** Schema of the envelope's `meta`, for the OpenAPI document. */

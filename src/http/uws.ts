@@ -73,7 +73,9 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     }
 
     const headOnly = incoming.method === 'HEAD';
-    const deliver = (response: OutgoingResponse) => (headOnly ? sendHead(res, state, response) : send(res, state, response, log)).finally(settle);
+    // A 304 carries no body and no Content-Length of its own.
+    const deliver = (response: OutgoingResponse) =>
+      (headOnly || response.status === 304 ? sendHead(res, state, response) : send(res, state, response, log)).finally(settle);
     // The pipeline answers its own failures; this is the net under it, so that no request can
     // leave a rejected promise behind (Node ends the process on one).
     const answer = (response: Promise<OutgoingResponse>) =>
@@ -155,14 +157,16 @@ function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   }
 }
 
-/** HEAD: the headers GET would send, Content-Length included when the body is in memory, and no body. */
+/** HEAD: the headers GET would send, Content-Length included when the body is in memory, and no body; likewise 304. */
 async function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingResponse): Promise<void> {
   if (state.aborted || state.done) return;
   const { body } = response;
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : undefined;
+  const length = response.status === 304 ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : undefined;
   res.cork(() => {
     writeHead(res, response);
-    res.endWithoutBody(length, response.headers.Connection === 'close');
+    // uWS takes no `undefined` for the length: without one, call it bare (no Content-Length).
+    if (length === undefined) res.endWithoutBody();
+    else res.endWithoutBody(length, response.headers.Connection === 'close');
   });
   state.done = true;
 }
