@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { defaultRegistryDir } from './paths.js';
+import { defaultRegistryDir, resolveDataDir } from './paths.js';
 
 /** Service configuration, read from the environment once at start and validated. */
 export interface Config {
@@ -50,7 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     port: integer(env, 'PORT', 8080, 0, 65535, problems),
     host,
-    dataDir: resolve(env.DATA_DIR ?? './data'),
+    dataDir: resolveDataDir(env).path,
     registryDir: resolve(env.REGISTRY_DIR ?? defaultRegistryDir),
     logLevel,
     workers: integer(env, 'WORKERS', defaultWorkers, 1, 64, problems),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -25,3 +25,21 @@ export const defaultRegistryDir = process.env.REGISTRY_DIR
 
 /** What people edit: frameworks, controls, signals, crosswalks, artifact types, templates, tools. */
 export const defaultSourcesDir = join(projectRoot, 'registry', 'sources');
+
+/** Where the data directory came from, so that messages can name the variable or the default. */
+export interface DataDirChoice {
+  path: string;
+  source: 'DATA_DIR' | 'default';
+}
+
+/**
+ * The data directory (accounts, keys, analyses) as the server and the csr CLI both resolve it:
+ * DATA_DIR, or data/ in the project. A relative DATA_DIR is taken from the project root, not the
+ * working directory: npm runs the server from the root while csr runs wherever it is typed, and a
+ * key made in one directory must be the key the server reads (docs/operations.md).
+ */
+export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): DataDirChoice {
+  const value = env.DATA_DIR?.trim();
+  if (!value) return { path: join(projectRoot, 'data'), source: 'default' };
+  return { path: isAbsolute(value) ? resolve(value) : resolve(projectRoot, value), source: 'DATA_DIR' };
+}

@@ -25,20 +25,45 @@ export interface StartOptions {
   now?: () => Date;
 }
 
-/** Start-up order: config → stores → registry → pool → http. */
+/**
+ * Start-up order: config → stores → registry → pool → http. A stage that fails closes what the
+ * stages before it opened, and its message names the variable (and so the path or port) at fault.
+ */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const log = options.log ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
+  const opened: Array<() => unknown> = [];
+  const unwind = async () => {
+    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => undefined);
+  };
+  try {
+    return await startStages(config, log, now, opened);
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
+
+async function startStages(config: Config, log: Logger, now: () => Date, opened: Array<() => unknown>): Promise<RunningService> {
   const store = openDataStore(config.dataDir);
+  opened.push(() => store.close());
   // 4,096 cache entries hold the hot records strongly (the rest weakly): about 20 MB less live heap
   // than the default once the gap index has read every record, so full GC pauses stay short.
-  const registry = Registry.open(config.registryDir, { cacheEntries: 4096 });
+  let registry: Registry;
+  try {
+    registry = Registry.open(config.registryDir, { cacheEntries: 4096 });
+  } catch (error) {
+    throw new Error(`REGISTRY_DIR: ${(error as Error).message}`);
+  }
+  opened.push(() => registry.close());
   // Small analyses run on this thread: build their in-memory index now rather than on the first request.
   gapIndexOf(registry);
   const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir, taskTimeoutMs: config.taskTimeoutMs });
+  opened.push(() => pool.close());
   const analyses = new AnalysisStore(store);
   const services: Services = { config, log, accounts: new AccountStore(store, now), analyses, registry, pool, now };
   const stopSweeper = startSweeper(analyses, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'analysis sweep failed'));
+  opened.push(stopSweeper);
   const pipeline = new Pipeline(routes, services);
   const http = await startHttpServer(pipeline, config.host, config.port, log);
   const pruneTimer = setInterval(() => pipeline.pruneRateWindows(), 60_000);

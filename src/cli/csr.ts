@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { isTier, TIERS, type Tier } from '../tiers.js';
 import { openDataStore } from '../store/database.js';
 import { AccountStore } from '../store/accounts.js';
-import { defaultRegistryDir, defaultSourcesDir } from '../paths.js';
+import { defaultRegistryDir, defaultSourcesDir, resolveDataDir } from '../paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../node-flags.js';
 
 const USAGE = `csr: Compliance Signal Registry command line
@@ -22,16 +22,18 @@ const USAGE = `csr: Compliance Signal Registry command line
                                                   prints the result (as POST /v1/gap-analysis would, nothing stored)
   csr serve                                       start the HTTP service (same as npm start)
 
-Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default ./data); registry commands honour REGISTRY_DIR.`;
+Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default data/ in the project; a relative one is taken from the
+project root, as the server takes it) and names the directory it used on standard error;
+registry commands honour REGISTRY_DIR.`;
 
 class UsageError extends Error {}
 
-function dataDir(): string {
-  return resolve(process.env.DATA_DIR ?? './data');
-}
-
 async function withAccounts<T>(work: (accounts: AccountStore) => Promise<T> | T): Promise<T> {
-  const store = openDataStore(dataDir());
+  // The server resolves DATA_DIR with the same function; saying which directory was used (on
+  // stderr, so `keys create | tail -n 1` still yields the key) explains a key the server refuses.
+  const dataDir = resolveDataDir();
+  process.stderr.write(`csr: data directory ${dataDir.path} (${dataDir.source === 'DATA_DIR' ? 'from DATA_DIR' : 'default; set DATA_DIR to choose'})\n`);
+  const store = openDataStore(dataDir.path);
   try {
     return await work(new AccountStore(store));
   } finally {

@@ -25,6 +25,9 @@ interface ResponseState {
   wake?: () => void;
 }
 
+/** uWS's ListenOptions value that leaves SO_REUSEPORT off. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
 /** Chunks larger than this are sent with tryEnd so that backpressure applies to big files. */
 const TRY_END_THRESHOLD = 64 * 1024;
 
@@ -102,9 +105,12 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (listenSocket: us_listen_socket | false) => {
+    // Exclusive: by default uWS sets SO_REUSEPORT, and a second server on a taken port would start
+    // silently and take half the connections. (The typings lack this overload; uWS has it.)
+    const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
+    listen.call(app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket: us_listen_socket | false) => {
       if (!listenSocket) {
-        reject(new Error(`Could not listen on ${host}:${port} (port in use or address unavailable)`));
+        reject(new Error(`cannot listen on ${host}:${port}: PORT=${port} is taken by another process, or HOST=${host} is not an address of this machine`));
         return;
       }
       resolve({

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 
@@ -50,9 +50,39 @@ export interface AnalysisIndexEntry {
   swept_at?: string;
 }
 
+/** A data directory that cannot be used; the message names the directory and what is wrong with it. */
+export class DataDirError extends Error {
+  constructor(
+    readonly dataDir: string,
+    problem: string,
+  ) {
+    super(`data directory ${dataDir} (DATA_DIR) ${problem}`);
+  }
+}
+
+/** Creates the directory if needed and checks this process may write there, before LMDB tries to. */
+function prepareDataDir(dataDir: string): void {
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new DataDirError(dataDir, 'is not a directory');
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new DataDirError(dataDir, `cannot be created: ${(error as Error).message}`);
+  }
+  try {
+    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch {
+    throw new DataDirError(dataDir, `is not writable by this user (uid ${process.getuid?.() ?? 'unknown'}): give it to the service's user or choose another DATA_DIR`);
+  }
+}
+
 export function openDataStore(dataDir: string): DataStore {
-  mkdirSync(dataDir, { recursive: true });
-  const root = open({ path: join(dataDir, 'csr.lmdb'), maxDbs: 16, compression: false });
+  prepareDataDir(dataDir);
+  let root: RootDatabase;
+  try {
+    root = open({ path: join(dataDir, 'csr.lmdb'), maxDbs: 16, compression: false });
+  } catch (error) {
+    throw new DataDirError(dataDir, `cannot hold the store ${join(dataDir, 'csr.lmdb')}: ${(error as Error).message}`);
+  }
   return {
     root,
     accounts: root.openDB<AccountRecord, string>({ name: 'accounts' }),

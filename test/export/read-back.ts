@@ -1,7 +1,8 @@
 /**
  * Readers that turn every export format back into data the tests can compare with the analysis:
- * JSON.parse, fast-csv's parser, exceljs, and poppler's pdftotext / pdftoppm for pdf (a tiny PNG
- * decoder counts the ink on a rendered page).
+ * JSON.parse, fast-csv's parser, exceljs, and pdf.js for pdf text and pages (an npm package, so
+ * `npm test` needs nothing beyond Node). Poppler's pdftoppm renders a page where it is installed
+ * (Debian package poppler-utils) and a tiny PNG decoder counts the ink on it.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { parseString } from 'fast-csv';
 import ExcelJS from 'exceljs';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 
 export async function collect(stream: AsyncIterable<Buffer | string>): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -57,17 +60,71 @@ function withTempFile<T>(bytes: Buffer, name: string, run: (path: string, dir: s
   }
 }
 
-/** The text of a pdf (poppler's pdftotext), in physical layout so that table rows stay on one line. */
-export function pdfToText(bytes: Buffer, pages?: { first: number; last: number }): string {
-  return withTempFile(bytes, 'report.pdf', (path) => {
-    const range = pages ? ['-f', String(pages.first), '-l', String(pages.last)] : [];
-    return execFileSync('pdftotext', ['-layout', ...range, path, '-'], { encoding: 'utf8' });
-  });
+async function openPdf(bytes: Buffer) {
+  // pdf.js takes ownership of (detaches) the array it is given: hand it a copy.
+  return getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
 }
 
-export function pdfPageCount(bytes: Buffer): number {
-  const info = withTempFile(bytes, 'report.pdf', (path) => execFileSync('pdfinfo', [path], { encoding: 'utf8' }));
-  return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]);
+/**
+ * The text of a pdf, one line per printed line: pdf.js gives positioned runs of text; runs on the
+ * same baseline are joined left to right, with two spaces where the page leaves a gap (a column
+ * boundary), so a table row reads as one line as in pdftotext's layout mode.
+ */
+export async function pdfToText(bytes: Buffer, pages?: { first: number; last: number }): Promise<string> {
+  const document = await openPdf(bytes);
+  try {
+    const first = pages?.first ?? 1;
+    const last = Math.min(pages?.last ?? document.numPages, document.numPages);
+    const text: string[] = [];
+    for (let number = first; number <= last; number++) {
+      const page = await document.getPage(number);
+      const content = await page.getTextContent();
+      const lines = new Map<number, TextItem[]>();
+      for (const item of content.items) {
+        if (!('str' in item) || item.str === '') continue;
+        const baseline = Math.round(item.transform[5]);
+        const line = lines.get(baseline) ?? lines.get(baseline - 1) ?? lines.get(baseline + 1);
+        if (line) line.push(item);
+        else lines.set(baseline, [item]);
+      }
+      for (const baseline of [...lines.keys()].sort((a, b) => b - a)) {
+        const runs = lines.get(baseline)!.sort((a, b) => a.transform[4] - b.transform[4]);
+        let line = '';
+        let end = -Infinity;
+        for (const run of runs) {
+          const start = run.transform[4];
+          if (line !== '' && start - end > 1) line += '  ';
+          line += run.str;
+          end = start + run.width;
+        }
+        text.push(line);
+      }
+      text.push('\f');
+      page.cleanup();
+    }
+    return text.join('\n');
+  } finally {
+    await document.destroy();
+  }
+}
+
+export async function pdfPageCount(bytes: Buffer): Promise<number> {
+  const document = await openPdf(bytes);
+  try {
+    return document.numPages;
+  } finally {
+    await document.destroy();
+  }
+}
+
+/** Whether a command-line tool is on PATH (the rendered-page check needs poppler's pdftoppm). */
+export function hasCommand(name: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The first page rendered at 50 dpi by pdftoppm, as PNG bytes. */
