@@ -138,6 +138,7 @@ function operation(route: Route): JsonObject {
 export function buildOpenApiDocument(routes: readonly Route[], info: { version: string }): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
+    if (route.documented === false) continue;
     const path = openApiPath(route.path);
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation(route);
@@ -151,7 +152,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { version: 
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    tags: [...new Set(routes.filter((r) => r.documented !== false).map((r) => r.tag))].map((name) => ({ name })),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },
@@ -174,7 +175,8 @@ export function openApiRoutes(table: () => readonly Route[]): Route[] {
     {
       method: 'GET',
       path: '/v1/openapi.json',
-      tier: 'community',
+      // Public: the interface is no secret, and the /docs page and client generators fetch it without a key.
+      tier: null,
       tag: 'meta',
       summary: 'This OpenAPI 3.1 document, generated from the route table',
       bare: true,

@@ -74,6 +74,8 @@ export interface Route {
   bare?: boolean;
   /** Response media types other than JSON, for the OpenAPI document. */
   produces?: string[];
+  /** false for what is not an API operation (the /docs page and its assets): left out of the OpenAPI document. */
+  documented?: boolean;
   /** Error codes this route can answer with beyond the shared ones, for the OpenAPI document. */
   errors?: ErrorCode[];
   handler(ctx: RouteContext): Reply | Promise<Reply>;

@@ -11,6 +11,7 @@ import { catalogRoutes } from '../api/catalog.js';
 import { validateRoutes } from '../api/validate.js';
 import { openApiRoutes } from '../api/openapi.js';
 import { exportRoutes } from '../api/exports.js';
+import { docsRoutes } from '../api/docs.js';
 import type { Route } from './route.js';
 
 /** The route table: every endpoint the service answers, as data. */
@@ -28,4 +29,5 @@ export const routes: Route[] = [
   ...validateRoutes,
   ...exportRoutes,
   ...openApiRoutes(() => routes),
+  ...docsRoutes,
 ];

@@ -10,8 +10,10 @@ t.test('the route table is well formed', async (t) => {
     seen.add(key);
     t.ok(route.summary && route.tag, `${key} has a summary and a tag`);
     if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') t.ok(route.body, `${key} declares a body schema`);
-    if (route.tier === null) t.match(route.path, /^\/(healthz|readyz)$/, 'only the probes are public');
+    // Public (issue 13): the probes, the OpenAPI document and the /docs page that renders it.
+    if (route.tier === null) t.match(route.path, /^\/(healthz|readyz|v1\/openapi\.json|docs|docs\/assets\/:asset)$/, 'only the probes, the OpenAPI document and the docs page are public');
     else t.match(route.path, /^\/v1\//, `${key} is under /v1`);
+    if (route.documented === false) t.match(route.path, /^\/docs(\/|$)/, `${key}: only the docs page stays out of the OpenAPI document`);
   }
 });
 
