@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { invalidParameter, notFound } from '../core/errors.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import type { Registry } from '../registry/registry.js';
@@ -66,8 +66,9 @@ function checkControlCategory(registry: Registry, code: string, category: string
   }
 }
 
-function controlView(c: ControlListItem) {
-  const mappedSignals = c.mapped_signals.map((m) => ({ signal_id: m.signal_id, confidence: m.confidence, relationship: m.relationship }));
+/** Typed by the published schema, so a field the schema requires cannot be dropped again (mapping_id was, issue 13). */
+function controlView(c: ControlListItem): Static<typeof ControlList>[number] {
+  const mappedSignals = c.mapped_signals.map((m) => ({ signal_id: m.signal_id, confidence: m.confidence, relationship: m.relationship, mapping_id: m.mapping_id }));
   return { id: c.id, framework: c.framework, title: c.title, category: c.category, description: c.description, level: c.level, mapped_signals: mappedSignals };
 }
 

@@ -7,6 +7,7 @@ import type { Route, RouteContext } from '../http/route.js';
 import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js';
 import { compareStored, type CompareTask } from '../gap/compare.js';
 import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } from '../schemas/gap.js';
+import { AnalysisListData, AnalysisListMeta, AnalysisResultData, AnalysisResultMeta, ComparisonData, VersionOnlyMeta } from '../schemas/gap-result.js';
 import { AnalysisStore, newAnalysisId } from '../store/analyses.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
 
@@ -146,6 +147,9 @@ export const gapAnalysisRoutes: Route[] = [
     rawBody: true,
     bodyLimit: 'analysis',
     pooled: true,
+    response: AnalysisResultData,
+    meta: AnalysisResultMeta,
+    headers: ['X-Analysis-Expires-At', 'Server-Timing'],
     errors: ['GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'json_too_deep', 'service_busy', 'task_timeout'],
     handler: create,
   },
@@ -157,6 +161,8 @@ export const gapAnalysisRoutes: Route[] = [
     tag: 'gap-analysis',
     summary: "List the caller's stored analyses, newest first, with a score trend",
     query: SummaryQuery,
+    response: AnalysisListData,
+    meta: AnalysisListMeta,
     handler: summary,
   },
   {
@@ -167,6 +173,8 @@ export const gapAnalysisRoutes: Route[] = [
     tag: 'gap-analysis',
     summary: 'Compare a baseline analysis with a later one',
     body: CompareBody,
+    response: ComparisonData,
+    meta: VersionOnlyMeta,
     errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED'],
     handler: compare,
   },
@@ -177,6 +185,9 @@ export const gapAnalysisRoutes: Route[] = [
     tierError: 'GAP_TIER_REQUIRED',
     tag: 'gap-analysis',
     summary: 'Retrieve a stored analysis in the same shape as its creation',
+    response: AnalysisResultData,
+    meta: AnalysisResultMeta,
+    headers: ['X-Analysis-Expires-At'],
     errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED'],
     handler: get,
   },

@@ -18,6 +18,7 @@ export const healthRoutes: Route[] = [
     tier: null,
     tag: 'operations',
     summary: 'Readiness: the registry index and the data store are open and the worker pool can take work (503 while its threads start or its queue is full)',
+    otherSuccessStatuses: { 503: 'Not ready (status "starting" while the worker threads load, "busy" while the task queue is full): same body' },
     response: Type.Object({
       status: Type.Union([Type.Literal('ready'), Type.Literal('starting'), Type.Literal('busy')]),
       registry_version: Type.String(),

@@ -95,16 +95,57 @@ function queryParameters(route: Route): JsonObject[] {
 }
 
 function successContent(route: Route): JsonObject {
+  // meta is listed only where the route declares it: the routes without one send none.
   const schema = isBare(route)
     ? plain(route.response ?? Type.Object({}))
     : {
         type: 'object',
         required: ['data'],
-        properties: { data: plain(route.response), meta: route.meta ? plain(route.meta) : { type: 'object' } },
+        properties: { data: plain(route.response), ...(route.meta && { meta: plain(route.meta) }) },
       };
   const content: JsonObject = { [JSON_TYPE]: { schema } };
-  for (const type of route.produces ?? []) if (type !== JSON_TYPE) content[type] = { schema: { type: 'string', format: 'binary' } };
+  // Media types without their parameters: "text/csv; charset=utf-8" is documented as text/csv.
+  for (const type of route.produces ?? []) {
+    const media = type.split(';')[0].trim();
+    if (media !== JSON_TYPE) content[media] = { schema: { type: 'string', format: 'binary' } };
+  }
   return content;
+}
+
+/** Response headers, described once under components.headers and referenced by each response. */
+const HEADERS: Record<string, JsonObject> = {
+  'X-Request-Id': {
+    description: 'The request id: the caller\'s X-Request-Id when it is 1–128 characters of A-Z a-z 0-9 . _ : -, a new UUID otherwise. Logged with every line about the request; quote it when reporting a problem.',
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute for the caller\'s tier (docs/limits.md)', schema: { type: 'string', pattern: '^\\d+$' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'string', pattern: '^\\d+$' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the minute window resets', schema: { type: 'string', pattern: '^\\d+$' } },
+  'X-RateLimit-Daily-Limit': { description: 'Requests allowed per UTC day, or "unlimited"', schema: { type: 'string', pattern: '^(\\d+|unlimited)$' } },
+  'X-RateLimit-Daily-Remaining': { description: 'Requests left today, or "unlimited"', schema: { type: 'string', pattern: '^(\\d+|unlimited)$' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^\\d+$' } },
+  'Server-Timing': {
+    description: 'Where the time went (W3C Server-Timing): analysis (queue and worker included) and store (the durable write), in milliseconds',
+    schema: { type: 'string', examples: ['analysis;dur=18.4, store;dur=1.2'] },
+  },
+  'X-Analysis-Expires-At': { description: 'When the stored analysis expires (ISO 8601); after that it answers 410 GAP_EXPIRED', schema: { type: 'string', format: 'date-time' } },
+};
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Daily-Limit', 'X-RateLimit-Daily-Remaining'];
+/** Codes whose answer carries Retry-After. */
+const RETRY_CODES = new Set<string>(['rate_limited', 'service_busy', 'task_timeout']);
+
+function headerRefs(names: readonly string[]): JsonObject {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+/** The headers of one response of a route: the request id always, the rate-limit ones behind a key. */
+function responseHeaders(route: Route, codes: readonly string[] | 'success'): JsonObject {
+  const names = ['X-Request-Id'];
+  // Every keyed answer carries the caller's counters, refusals included (the 401 counts against the address).
+  if (route.tier !== null && (codes === 'success' || !codes.every((code) => code === 'internal_error' || code === 'shutting_down'))) names.push(...RATE_LIMIT_HEADERS);
+  if (codes === 'success') names.push(...(route.headers ?? []));
+  else if (codes.some((code) => RETRY_CODES.has(code))) names.push('Retry-After');
+  return headerRefs(names);
 }
 
 function operation(route: Route): JsonObject {
@@ -122,14 +163,17 @@ function operation(route: Route): JsonObject {
   };
   if (route.body) op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: plain(route.body) } } };
 
-  const responses: JsonObject = { '200': { description: 'OK', content: successContent(route) } };
+  const responses: JsonObject = { '200': { description: 'OK', headers: responseHeaders(route, 'success'), content: successContent(route) } };
+  for (const [status, description] of Object.entries(route.otherSuccessStatuses ?? {})) {
+    responses[status] = { description, headers: responseHeaders(route, 'success'), content: successContent(route) };
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route)) {
     const status = ERROR_CODES[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = { description: codes.join(', '), content: { [JSON_TYPE]: { schema: errorEnvelope(codes) } } };
+    responses[String(status)] = { description: codes.join(', '), headers: responseHeaders(route, codes), content: { [JSON_TYPE]: { schema: errorEnvelope(codes) } } };
   }
   op.responses = responses;
   return op;
@@ -157,6 +201,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { version: 
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },
       schemas: { Error: errorEnvelope(Object.keys(ERROR_CODES)) },
+      headers: HEADERS,
     },
     'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, { status, message }]) => [code, { status, message }])),
   };

@@ -1,4 +1,5 @@
 import type { AnalysisResult } from './result.js';
+import type { ComparisonData } from '../schemas/gap-result.js';
 import { postureScore } from './scoring.js';
 
 type Data = AnalysisResult['data'];
@@ -67,7 +68,7 @@ export function compareStored(task: CompareTask) {
 }
 
 /** Compares two stored analyses of the same account (spec 2.8, both variants in one answer). */
-export function compareAnalyses(baseline: Data, current: Data, options: { includeUnchanged: boolean; comparisonId: string }) {
+export function compareAnalyses(baseline: Data, current: Data, options: { includeUnchanged: boolean; comparisonId: string }): ComparisonData {
   const baselineFrameworks = Object.keys(baseline.by_framework);
   const currentFrameworks = Object.keys(current.by_framework);
   const shared = baselineFrameworks.filter((code) => currentFrameworks.includes(code));
@@ -121,7 +122,7 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
   const scoreChange = baselineScore === null || currentScore === null ? null : round1(currentScore - baselineScore);
   const percentageChange = scoreChange === null || !baselineScore ? null : round1((100 * scoreChange) / baselineScore);
   const trend = direction(scoreChange);
-  const overallChange = { improving: 'improved', declining: 'regressed', stable: 'unchanged', not_comparable: 'not_comparable' }[trend];
+  const overallChange = ({ improving: 'improved', declining: 'regressed', stable: 'unchanged', not_comparable: 'not_comparable' } as const)[trend];
 
   return {
     comparison_id: options.comparisonId,

@@ -1,12 +1,13 @@
-import type { AnalysisOutcome, ControlAssessment, FrameworkOutcome } from './engine.js';
+import type { AnalysisOptions, AnalysisOutcome, ControlAssessment, FrameworkOutcome } from './engine.js';
 import { RESULT_FORMAT_VERSION, SCORING_VERSION } from './scoring.js';
+import type { AnalysisResult as AnalysisResultSchema } from '../schemas/gap-result.js';
 
 export interface ResultContext {
   id: string;
   createdAt: string;
   registryVersion: string;
   processingTimeMs: number;
-  options: Record<string, unknown>;
+  options: AnalysisOptions;
 }
 
 const controlRef = (gap: ControlAssessment) => ({ id: gap.control.id, title: gap.control.title, category: gap.control.category });
@@ -15,14 +16,14 @@ const controlRef = (gap: ControlAssessment) => ({ id: gap.control.id, title: gap
  * The analysis result in both of the spec's shapes at once (2.7): Variant A (analysis_id,
  * summary, frameworks[]) and Variant B (id, posture, by_framework, cross_framework).
  */
-export function buildResult(outcome: AnalysisOutcome, context: ResultContext) {
+export function buildResult(outcome: AnalysisOutcome, context: ResultContext): AnalysisResultSchema {
   const { overall } = outcome;
   const crossFramework = { common_gaps: outcome.common_gaps, framework_synergies: outcome.synergies };
   const data = {
     analysis_id: context.id,
     id: context.id,
     created_at: context.createdAt,
-    status: 'completed',
+    status: 'completed' as const,
     frameworks_requested: outcome.frameworks.map((f) => f.code),
     options: context.options,
     summary: {
@@ -59,7 +60,8 @@ export function buildResult(outcome: AnalysisOutcome, context: ResultContext) {
   return { data, meta };
 }
 
-export type AnalysisResult = ReturnType<typeof buildResult>;
+/** Typed by its schema (src/schemas/gap-result.ts), which the OpenAPI document publishes. */
+export type AnalysisResult = AnalysisResultSchema;
 
 function variantAGap(gap: ControlAssessment) {
   const { remediation, evidence } = gap;

@@ -72,6 +72,10 @@ export interface Route {
   meta?: TSchema;
   /** The JSON body is `response` itself, not {data, meta} (default: bare for the public probes only). */
   bare?: boolean;
+  /** Response headers particular to this route (beyond X-Request-Id and the rate-limit ones), for the OpenAPI document. */
+  headers?: Array<'X-Analysis-Expires-At' | 'Server-Timing'>;
+  /** Statuses besides 200 that carry the same body (status → description), for the OpenAPI document. */
+  otherSuccessStatuses?: Record<number, string>;
   /** Response media types other than JSON, for the OpenAPI document. */
   produces?: string[];
   /** false for what is not an API operation (the /docs page and its assets): left out of the OpenAPI document. */

@@ -1,0 +1,221 @@
+/**
+ * What gap analysis answers, as TypeBox schemas: the result of create/get (both spec variants of
+ * 2.7 at once), the comparison (2.8) and the list of stored analyses. The engine's builders are
+ * typed by these (src/gap/result.ts and compare.ts return `Static<…>`), so the compiler checks the
+ * engine against the schema, the OpenAPI document publishes it, and the contract test checks live
+ * responses against it. Kept apart from gap.ts (the request side) so that each file has one
+ * concern.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { CONTROL_STATUSES, FINDING_STATUSES, POSTURE_STATUSES, SEVERITIES } from '../core/vocabulary.js';
+import { StringEnum } from './string-enum.js';
+
+const Score = Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'Posture score 0–100; null when no control is assessed' });
+const Fraction = Type.Number({ minimum: 0, maximum: 1 });
+const Assessed = StringEnum(['compliant', 'partially_compliant', 'non_compliant'] as const);
+const Relationship = StringEnum(['primary', 'supporting', 'partial'] as const);
+const Effort = StringEnum(['low', 'medium', 'high'] as const);
+const PriorityLabel = StringEnum(['critical', 'high', 'medium', 'low'] as const);
+const Severity = Type.Union([StringEnum(SEVERITIES), Type.Null()], { description: 'Highest severity among the failing or accepted findings; null for a compliant control' });
+const ControlCounts = Type.Object(Object.fromEntries(CONTROL_STATUSES.map((status) => [status, Type.Integer({ minimum: 0 })])) as Record<(typeof CONTROL_STATUSES)[number], ReturnType<typeof Type.Integer>>);
+const EvidenceRequirements = Type.Array(Type.String(), { description: 'With options.include_evidence_requirements: the evidence items the registry lists for the control' });
+
+const AnalysisOptionsEcho = Type.Object(
+  {
+    include_resolved: Type.Boolean(),
+    min_confidence: Fraction,
+    include_remediation: Type.Boolean(),
+    include_evidence_requirements: Type.Boolean(),
+    include_cross_framework: Type.Boolean(),
+  },
+  { description: 'The options the analysis ran with, defaults filled in' },
+);
+
+const VariantAGap = Type.Object({
+  control: Type.Object({ id: Type.String(), title: Type.String() }),
+  status: Assessed,
+  confidence: Fraction,
+  severity: Severity,
+  remediation: Type.Optional(Type.Object({ priority: Type.Integer(), effort: Effort, guidance: Type.String(), steps: Type.Array(Type.String()) })),
+  evidence_requirements: Type.Optional(EvidenceRequirements),
+});
+
+const ControlRef = Type.Object({ id: Type.String(), title: Type.String(), category: Type.String() });
+
+const VariantBGap = Type.Object({
+  control: ControlRef,
+  status: Assessed,
+  severity: Severity,
+  confidence: Fraction,
+  findings: Type.Array(
+    Type.Object({
+      finding_id: Type.String(),
+      signal_id: Type.String(),
+      finding_status: StringEnum(FINDING_STATUSES),
+      relationship: Relationship,
+      confidence: Fraction,
+    }),
+  ),
+  remediation: Type.Optional(
+    Type.Object({ priority: PriorityLabel, priority_rank: Type.Integer(), effort: Effort, guidance: Type.String(), steps: Type.Array(Type.String()) }),
+  ),
+  evidence_requirements: Type.Optional(EvidenceRequirements),
+});
+
+const FrameworkResult = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  posture: Type.Object({
+    status: StringEnum(POSTURE_STATUSES),
+    score: Score,
+    coverage: Fraction,
+    controls_total: Type.Integer({ minimum: 0 }),
+    controls_compliant: Type.Integer({ minimum: 0 }),
+    controls_partial: Type.Integer({ minimum: 0 }),
+    controls_non_compliant: Type.Integer({ minimum: 0 }),
+    controls_not_assessed: Type.Integer({ minimum: 0 }),
+    critical_gaps: Type.Integer({ minimum: 0 }),
+    high_gaps: Type.Integer({ minimum: 0 }),
+  }),
+  gaps: Type.Array(VariantBGap),
+  compliant: Type.Array(
+    Type.Object({
+      control: ControlRef,
+      status: Assessed,
+      confidence: Fraction,
+      validated_by: Type.Array(Type.Object({ finding_id: Type.String(), signal_id: Type.String(), finding_status: StringEnum(FINDING_STATUSES) })),
+    }),
+  ),
+});
+
+const CommonGap = Type.Object({
+  signal_id: Type.String(),
+  description: Type.String(),
+  affects_frameworks: Type.Array(Type.String()),
+  controls_affected: Type.Array(Type.Object({ framework: Type.String(), control_id: Type.String() })),
+  remediation_overlap: Type.String(),
+});
+
+const FrameworkSynergy = Type.Object({
+  primary_framework: Type.String(),
+  synergy_with: Type.String(),
+  overlap_percentage: Type.Number({ minimum: 0, maximum: 100 }),
+  note: Type.String(),
+});
+
+/** `data` of POST /v1/gap-analysis and GET /v1/gap-analysis/{id}: Variant A and Variant B fields side by side. */
+export const AnalysisResultData = Type.Object(
+  {
+    analysis_id: Type.String({ description: 'Variant A name of the id' }),
+    id: Type.String({ description: 'Variant B name of the id' }),
+    created_at: Type.String({ format: 'date-time' }),
+    status: Type.Literal('completed'),
+    frameworks_requested: Type.Array(Type.String()),
+    options: AnalysisOptionsEcho,
+    summary: Type.Object({
+      overall_posture: StringEnum(POSTURE_STATUSES),
+      posture_score: Score,
+      coverage: Fraction,
+      total_controls: Type.Integer({ minimum: 0 }),
+      total_controls_assessed: Type.Integer({ minimum: 0 }),
+      controls_by_status: ControlCounts,
+      critical_gaps: Type.Integer({ minimum: 0 }),
+      high_risk_gaps: Type.Integer({ minimum: 0 }),
+      findings: Type.Object({
+        submitted: Type.Integer({ minimum: 0 }),
+        analyzed: Type.Integer({ minimum: 0 }),
+        excluded_resolved: Type.Integer({ minimum: 0 }),
+        unmapped: Type.Integer({ minimum: 0 }),
+      }),
+    }),
+    posture: Type.Object({ status: StringEnum(POSTURE_STATUSES), score: Score }),
+    frameworks: Type.Array(
+      Type.Object({
+        code: Type.String(),
+        name: Type.String(),
+        version: Type.String(),
+        posture: Type.Object({ status: StringEnum(POSTURE_STATUSES), score: Score, coverage: Fraction }),
+        controls_by_status: ControlCounts,
+        gaps: Type.Array(VariantAGap),
+      }),
+      { description: 'Variant A: one entry per requested framework' },
+    ),
+    by_framework: Type.Record(Type.String(), FrameworkResult, { description: 'Variant B: keyed by framework code' }),
+    cross_framework_insights: Type.Object({ common_gaps: Type.Array(CommonGap) }),
+    cross_framework: Type.Object({ common_gaps: Type.Array(CommonGap), framework_synergies: Type.Array(FrameworkSynergy) }),
+  },
+  { description: 'A gap analysis result' },
+);
+
+export const AnalysisResultMeta = Type.Object({
+  version: Type.String({ description: 'Result format version' }),
+  scoring_version: Type.String({ description: 'Version of the scoring method (docs/scoring.md)' }),
+  registry_version: Type.String(),
+  processing_time_ms: Type.Number({ minimum: 0 }),
+});
+
+/** The whole stored/returned body of an analysis. */
+export const AnalysisResult = Type.Object({ data: AnalysisResultData, meta: AnalysisResultMeta });
+export type AnalysisResult = Static<typeof AnalysisResult>;
+
+const ComparedControl = { control_id: Type.String(), framework: Type.String(), title: Type.String() };
+const FrameworkScores = { baseline_score: Score, current_score: Score, controls_improved: Type.Integer({ minimum: 0 }), controls_regressed: Type.Integer({ minimum: 0 }) };
+const ComparedAnalysis = Type.Object({ id: Type.String(), created_at: Type.String({ format: 'date-time' }), posture_score: Score, overall_posture_score: Score });
+
+/** `data` of POST /v1/gap-analysis/compare: Variant A and Variant B fields side by side. */
+export const ComparisonData = Type.Object({
+  comparison_id: Type.String(),
+  summary: Type.Object({ baseline_score: Score, current_score: Score, score_change: Type.Union([Type.Number(), Type.Null()]), overall_change: StringEnum(['improved', 'regressed', 'unchanged', 'not_comparable'] as const) }),
+  changes: Type.Object({ improved: Type.Integer({ minimum: 0 }), regressed: Type.Integer({ minimum: 0 }), new_gaps: Type.Integer({ minimum: 0 }), resolved: Type.Integer({ minimum: 0 }) }),
+  by_framework: Type.Array(Type.Object({ framework: Type.String(), ...FrameworkScores })),
+  frameworks_compared: Type.Array(Type.String()),
+  frameworks_only_in_baseline: Type.Array(Type.String()),
+  frameworks_only_in_current: Type.Array(Type.String()),
+  comparison: Type.Object({
+    baseline: ComparedAnalysis,
+    current: ComparedAnalysis,
+    trend: Type.Object({
+      direction: StringEnum(['improving', 'declining', 'stable', 'not_comparable'] as const),
+      score_change: Type.Union([Type.Number(), Type.Null()]),
+      percentage_change: Type.Union([Type.Number(), Type.Null()]),
+    }),
+    gaps_resolved: Type.Array(Type.Object({ ...ComparedControl, resolved_at: Type.String({ format: 'date-time' }), now: StringEnum(CONTROL_STATUSES) })),
+    gaps_added: Type.Array(Type.Object({ ...ComparedControl, status: StringEnum(CONTROL_STATUSES), detected_at: Type.String({ format: 'date-time' }) })),
+    gaps_unchanged: Type.Optional(Type.Array(Type.Object({ ...ComparedControl, status: StringEnum(CONTROL_STATUSES), days_open: Type.Integer({ minimum: 0 }) }), { description: 'With options.include_unchanged' })),
+    by_framework: Type.Record(Type.String(), Type.Object(FrameworkScores)),
+  }),
+});
+export type ComparisonData = Static<typeof ComparisonData>;
+
+export const VersionOnlyMeta = Type.Object({ version: Type.String() });
+
+/** `data` of GET /v1/gap-analysis/summary. */
+export const AnalysisListData = Type.Object({
+  analyses: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      analysis_id: Type.String(),
+      created_at: Type.String({ format: 'date-time' }),
+      expires_at: Type.String({ format: 'date-time' }),
+      frameworks: Type.Array(Type.String()),
+      posture_score: Score,
+      status: StringEnum(POSTURE_STATUSES, { description: 'The overall posture (Variant B name)' }),
+      overall_posture: StringEnum(POSTURE_STATUSES),
+      analysis_status: Type.Literal('completed'),
+      critical_gaps: Type.Integer({ minimum: 0 }),
+      high_gaps: Type.Integer({ minimum: 0 }),
+    }),
+  ),
+  trend: Type.Object({
+    direction: StringEnum(['improving', 'declining', 'stable', 'insufficient_data'] as const),
+    score_change: Type.Union([Type.Number(), Type.Null()]),
+  }),
+});
+
+export const AnalysisListMeta = Type.Object({
+  total: Type.Integer({ minimum: 0 }),
+  page: Type.Integer({ minimum: 1 }),
+  per_page: Type.Integer({ minimum: 1 }),
+  total_pages: Type.Integer({ minimum: 0 }),
+  limit: Type.Integer({ minimum: 1 }),
+});
