@@ -1,0 +1,78 @@
+/**
+ * One real call per documented operation, each answering 200: the live contract test checks the
+ * answers against the OpenAPI document, and test/tools/openapi-examples.ts keeps trimmed copies
+ * of them as the document's examples.
+ */
+import { call, type CallResult } from './service.js';
+import { finding, primarySignals } from './findings.js';
+
+export interface OperationCall {
+  method: string;
+  /** The route's path template, e.g. /v1/signals/:id. */
+  template: string;
+  /** The request body sent, if any (the example request). */
+  body?: unknown;
+  run(): Promise<CallResult>;
+}
+
+export async function operationCalls(service: { url: string }, key: string): Promise<OperationCall[]> {
+  const get = (path: string) => call(service, 'GET', path, { key });
+  const post = (path: string, body: unknown) => call(service, 'POST', path, { key, body });
+  const createBody = (frameworks: string[], findings: unknown[], options?: object) => ({ frameworks, findings, ...(options && { options }) });
+
+  const signals = (await get('/v1/signals?per_page=2')).body.data;
+  const signalId = signals[0].id;
+  const domainId = (await get('/v1/domains')).body.data[0].id;
+  const control = (await get('/v1/frameworks/HIPAA/controls')).body.data.controls[0];
+  const artifactType = (await get('/v1/artifact-types')).body.data[0];
+  const template = (await get('/v1/finding-templates')).body.data[0];
+  const toolMapping = (await get('/v1/tool-mappings')).body.data[0];
+  const picked = primarySignals('HIPAA', 3);
+  const findings = picked.map((p, i) => finding(`f-${i}`, p.signal_id, i === 0 ? 'resolved' : 'open'));
+  const firstBody = createBody(['HIPAA', 'SOC2'], findings, { include_evidence_requirements: true });
+  const first = await post('/v1/gap-analysis', firstBody);
+  const second = await post('/v1/gap-analysis', createBody(['HIPAA'], findings.map((f) => ({ ...f, status: 'open' }))));
+  if (first.status !== 200 || second.status !== 200) throw new Error(`analyses not created: ${first.text.slice(0, 200)}`);
+  const compareBody = { baseline_id: first.body.data.id, current_id: second.body.data.id, options: { include_unchanged: true } };
+  const resolveBody = { resources: [{ provider: 'aws', resource_type: 'AWS::S3::Bucket' }] };
+
+  const table: Array<[string, string, () => Promise<CallResult>, unknown?]> = [
+    ['GET', '/healthz', () => call(service, 'GET', '/healthz')],
+    ['GET', '/readyz', () => call(service, 'GET', '/readyz')],
+    ['POST', '/v1/gap-analysis', async () => first, firstBody],
+    ['GET', '/v1/gap-analysis/summary', () => get('/v1/gap-analysis/summary')],
+    ['POST', '/v1/gap-analysis/compare', () => post('/v1/gap-analysis/compare', compareBody), compareBody],
+    ['GET', '/v1/gap-analysis/:id', () => get(`/v1/gap-analysis/${first.body.data.id}`)],
+    ['POST', '/v1/gap-analysis/:id/export', () => post(`/v1/gap-analysis/${first.body.data.id}/export`, { format: 'json' }), { format: 'json' }],
+    ['GET', '/v1/gap-analysis/:id/export', () => get(`/v1/gap-analysis/${first.body.data.id}/export?format=csv`)],
+    ['GET', '/v1/signals', () => get('/v1/signals?per_page=3')],
+    ['POST', '/v1/signals/bulk', () => post('/v1/signals/bulk', { ids: [signalId, 'CSR-NOPE-001'] }), { ids: [signalId, 'CSR-NOPE-001'] }],
+    ['GET', '/v1/signals/:id', () => get(`/v1/signals/${signalId}`)],
+    ['GET', '/v1/signals/:id/mappings', () => get(`/v1/signals/${signalId}/mappings`)],
+    ['GET', '/v1/mappings', () => get('/v1/mappings?per_page=3')],
+    ['POST', '/v1/mappings/bulk', () => post('/v1/mappings/bulk', { signal_ids: [signalId, 'CSR-NOPE-001'] }), { signal_ids: [signalId, 'CSR-NOPE-001'] }],
+    ['GET', '/v1/domains', () => get('/v1/domains')],
+    ['GET', '/v1/domains/:id', () => get(`/v1/domains/${domainId}`)],
+    ['GET', '/v1/search', () => get('/v1/search?q=encryption&per_page=3')],
+    ['GET', '/v1/stats', () => get('/v1/stats')],
+    ['GET', '/v1/frameworks', () => get('/v1/frameworks')],
+    ['GET', '/v1/frameworks/:code/controls', () => get('/v1/frameworks/HIPAA/controls')],
+    ['GET', '/v1/controls', () => get('/v1/controls?framework=HIPAA&per_page=5')],
+    ['GET', '/v1/controls/:id', () => get(`/v1/controls/${encodeURIComponent(control.id)}?framework=HIPAA`)],
+    ['GET', '/v1/artifact-types', () => get('/v1/artifact-types?per_page=3')],
+    ['POST', '/v1/artifact-types/resolve', () => post('/v1/artifact-types/resolve', resolveBody), resolveBody],
+    ['GET', '/v1/artifact-types/:id', () => get(`/v1/artifact-types/${artifactType.id}`)],
+    ['GET', '/v1/crosswalks', () => get('/v1/crosswalks')],
+    ['GET', '/v1/crosswalks/controls', () => get('/v1/crosswalks/controls?framework_a=HIPAA&framework_b=SOC2&limit=5')],
+    ['GET', '/v1/crosswalks/signals', () => get('/v1/crosswalks/signals?limit=5')],
+    ['GET', '/v1/finding-templates', () => get('/v1/finding-templates?per_page=3')],
+    ['GET', '/v1/finding-templates/:id', () => get(`/v1/finding-templates/${template.id}`)],
+    ['GET', '/v1/tool-mappings', () => get('/v1/tool-mappings?per_page=3')],
+    ['GET', '/v1/tool-mappings/lookup', () => get(`/v1/tool-mappings/lookup?tool_id=${encodeURIComponent(toolMapping.tool_id)}&rule_id=${encodeURIComponent(toolMapping.rule_id)}`)],
+    ['GET', '/v1/security-tools', () => get('/v1/security-tools')],
+    ['POST', '/v1/validate', () => post('/v1/validate', { schema: 'signal', data: { id: 'x' } }), { schema: 'signal', data: { id: 'x' } }],
+    ['POST', '/v1/validate/batch', () => post('/v1/validate/batch', { schema: 'signal', items: [{ id: 'x' }] }), { schema: 'signal', items: [{ id: 'x' }] }],
+    ['GET', '/v1/openapi.json', () => call(service, 'GET', '/v1/openapi.json')],
+  ];
+  return table.map(([method, template, run, requestBody]) => ({ method, template, run, ...(requestBody !== undefined && { body: requestBody }) }));
+}
