@@ -218,12 +218,18 @@ export function gapsByUrgency(view: ExportView): Array<{ framework: string; gap:
 export const LIST_SEPARATOR = ' | ';
 
 /**
- * Spreadsheet formula injection (OWASP "CSV injection"): a text cell that begins with = + - @,
- * a tab or a carriage return can be run as a formula by Excel or LibreOffice. A leading single
- * quote makes it text and is what those tools show as the neutral form.
+ * Spreadsheet formula injection (OWASP "CSV injection"): a text cell that begins with = + - @
+ * can be run as a formula by Excel, LibreOffice or Google Sheets, and so can one where that sign
+ * follows leading spaces (trimmed on import), a tab, a carriage return or a line feed, or is
+ * its fullwidth form ＝ ＋ － ＠ (folded to ASCII by East Asian input and by some importers).
+ * A cell that begins with a tab, carriage return or line feed is neutralised whatever follows,
+ * as the tools differ in what they skip. A leading single quote makes the cell text and is what
+ * those tools show as the neutral form. The csv and xlsx exports both use this one rule.
  */
+const FORMULA_START = /^(?:[\t\r\n]|[ \u00a0\u3000]*[=+\-@\uff1d\uff0b\uff0d\uff20])/;
+
 export function neutralizeFormula(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return FORMULA_START.test(value) ? `'${value}` : value;
 }
 
 function unique(values: string[]): string[] {

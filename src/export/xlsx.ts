@@ -4,7 +4,7 @@
  * frozen and an autofilter; numbers are numbers, dates are dates. Rendered in a pool worker.
  */
 import ExcelJS from 'exceljs';
-import { capitalize, controlRows, gapRow, statusLabel, type ExportHeader, type ExportView } from './model.js';
+import { capitalize, controlRows, gapRow, neutralizeFormula, statusLabel, type ExportHeader, type ExportView } from './model.js';
 
 /** Excel's hard limit on the characters of one cell. */
 const CELL_LIMIT = 32_767;
@@ -96,7 +96,7 @@ function summarySheet(workbook: ExcelJS.Workbook, view: ExportView, header: Expo
   for (const code of view.frameworks) {
     const framework = view.data.by_framework[code];
     const p = framework.posture;
-    const row = sheet.addRow([
+    const row = addRow(sheet, [
       code,
       framework.name,
       statusLabel(p.status),
@@ -116,8 +116,8 @@ function summarySheet(workbook: ExcelJS.Workbook, view: ExportView, header: Expo
   finishTable(sheet, columns.length);
 
   const s = view.summary;
-  sheet.addRow([]);
-  const total = sheet.addRow([
+  addRow(sheet, []);
+  const total = addRow(sheet, [
     'All selected',
     `${view.frameworks.length} framework${view.frameworks.length === 1 ? '' : 's'}`,
     statusLabel(s.posture),
@@ -138,7 +138,7 @@ function summarySheet(workbook: ExcelJS.Workbook, view: ExportView, header: Expo
   });
   paint(total.getCell(3), STATUS_STYLE[s.posture]);
 
-  sheet.addRow([]);
+  addRow(sheet, []);
   const findings = view.data.summary.findings;
   const details: Array<[string, string | number | Date]> = [
     ['Analysis ID', view.data.analysis_id],
@@ -157,7 +157,7 @@ function summarySheet(workbook: ExcelJS.Workbook, view: ExportView, header: Expo
     ['Evidence included', header.filters.include_evidence ? 'yes' : 'no'],
   ];
   for (const [label, value] of details) {
-    const row = sheet.addRow([label, value]);
+    const row = addRow(sheet, [label, value]);
     row.getCell(1).font = { bold: true };
     const cell = row.getCell(2);
     cell.alignment = { horizontal: 'left' };
@@ -212,7 +212,7 @@ function gapsSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
         values.push(capitalize(r?.priority), r?.priority_rank ?? null, capitalize(r?.effort), cell(r?.guidance ?? ''), cell((r?.steps ?? []).map((s, i) => `${i + 1}. ${s}`).join('\n')));
       }
       if (evidence) values.push(cell((row.evidence ?? []).map((e) => `• ${e}`).join('\n')));
-      const added = sheet.addRow(values);
+      const added = addRow(sheet, values);
       paint(added.getCell(5), STATUS_STYLE[row.status]);
       if (row.severity) paint(added.getCell(6), SEVERITY_STYLE[row.severity]);
     }
@@ -248,7 +248,7 @@ function compliantSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
         [...new Set(control.validated_by.map((v) => v.finding_status.replace('_', ' ')))].join(', '),
       ];
       if (view.options.include_evidence) values.push(cell(view.evidenceOf(code, control.control.id).map((e) => `• ${e}`).join('\n')));
-      sheet.addRow(values);
+      addRow(sheet, values);
     }
   }
   finishTable(sheet, columns.length);
@@ -266,7 +266,7 @@ function crossFrameworkSheet(workbook: ExcelJS.Workbook, view: ExportView): void
   ];
   const sheet = tableSheet(workbook, 'Cross-framework', columns);
   for (const gap of view.commonGaps) {
-    sheet.addRow([
+    addRow(sheet, [
       gap.signal_id,
       gap.description,
       gap.affects_frameworks.length,
@@ -287,7 +287,7 @@ function synergiesSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
     { header: 'Note', width: 90, wrap: true },
   ];
   const sheet = tableSheet(workbook, 'Synergies', columns);
-  for (const s of view.synergies) sheet.addRow([s.primary_framework, s.synergy_with, s.overlap_percentage / 100, s.note]);
+  for (const s of view.synergies) addRow(sheet, [s.primary_framework, s.synergy_with, s.overlap_percentage / 100, s.note]);
   finishTable(sheet, columns.length);
 }
 
@@ -302,7 +302,7 @@ function evidenceSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
   const sheet = tableSheet(workbook, 'Evidence', columns);
   for (const row of controlRows(view)) {
     for (const item of row.evidence ?? []) {
-      const added = sheet.addRow([row.framework, row.control_id, row.control_title, statusLabel(row.status), item]);
+      const added = addRow(sheet, [row.framework, row.control_id, row.control_title, statusLabel(row.status), item]);
       paint(added.getCell(4), STATUS_STYLE[row.status]);
     }
   }
@@ -317,6 +317,15 @@ function paint(target: ExcelJS.Cell, style: { fill: string; font: string } | und
   if (!style) return;
   target.fill = solid(style.fill);
   target.font = { color: { argb: `FF${style.font}` }, bold: true };
+}
+
+/**
+ * Every data row goes through here: text cells get the csv export's formula neutralisation. A
+ * typed text cell is not evaluated when the file opens, but it is once someone edits it and
+ * presses Enter, and a copy to csv or another sheet carries the raw text along.
+ */
+function addRow(sheet: ExcelJS.Worksheet, values: ReadonlyArray<string | number | Date | null | undefined>): ExcelJS.Row {
+  return sheet.addRow(values.map((value) => (typeof value === 'string' ? neutralizeFormula(value) : value)));
 }
 
 /** Text within Excel's cell limit; a cut says so. Values are typed text, never formulas. */

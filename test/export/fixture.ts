@@ -12,7 +12,17 @@ export const HOSTILE_IDS = {
   hyperlink: '=HYPERLINK("http://evil.example/x","open")',
   /** On a failing finding: appears in a gap's finding_ids. */
   sum: '+SUM(1,2)',
+  /** Spaces before the sign: spreadsheets trim them on import (a gap, second framework). */
+  spaced: '  =1+2',
+  /** A line feed first (a gap, third framework). */
+  lineFeed: '\n=1+3',
+  /** The fullwidth equals sign (a compliant control, second framework). */
+  fullwidth: '＝1+4',
 };
+
+/** Per framework position: the ids of its open finding and of its passing one. */
+const OPEN_IDS = [HOSTILE_IDS.sum, HOSTILE_IDS.spaced, HOSTILE_IDS.lineFeed];
+const PASSING_IDS = [HOSTILE_IDS.hyperlink, HOSTILE_IDS.fullwidth];
 
 /** Signals whose primary mappings (confidence ≥ 0.7) reach at least two of `frameworks`. */
 export function crossFrameworkSignals(frameworks: string[], count: number): string[] {
@@ -30,13 +40,12 @@ export function mixedFindings(frameworks: string[]) {
   const findings = [];
   for (const [index, framework] of frameworks.entries()) {
     const [critical, open, progress, accepted, passing, resolved] = primarySignals(framework, 6);
-    const first = index === 0;
     findings.push(
       finding(`${framework}-critical`, critical.signal_id, 'open', { severity: { level: 'critical' } }),
-      finding(first ? HOSTILE_IDS.sum : `${framework}-open`, open.signal_id, 'open'),
+      finding(OPEN_IDS[index] ?? `${framework}-open`, open.signal_id, 'open'),
       finding(`${framework}-progress`, progress.signal_id, 'in_progress'),
       finding(`${framework}-accepted`, accepted.signal_id, 'accepted'),
-      finding(first ? HOSTILE_IDS.hyperlink : `${framework}-passing`, passing.signal_id, 'false_positive'),
+      finding(PASSING_IDS[index] ?? `${framework}-passing`, passing.signal_id, 'false_positive'),
       finding(`${framework}-resolved`, resolved.signal_id, 'resolved'),
     );
   }

@@ -152,7 +152,8 @@ t.test('every format reads back to the analysis', async (t) => {
 
   await t.test('csv: columns, RFC 4180 and formula neutralisation', async (t) => {
     const plain = (await exportFile(service, teams, id, { format: 'csv' })).bytes.toString('utf8');
-    t.ok(plain.endsWith('\r\n') && !/[^\r]\n/.test(plain), 'records end with CRLF');
+    const outsideQuotes = plain.replace(/"(?:[^"]|"")*"/g, '""');
+    t.ok(plain.endsWith('\r\n') && !/[^\r]\n/.test(outsideQuotes), 'records end with CRLF (a line feed inside a quoted cell is data)');
     const [header, ...rows] = await parseCsv(plain);
     t.same(header, [
       'framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids',
@@ -163,7 +164,10 @@ t.test('every format reads back to the analysis', async (t) => {
     const findingIds = rows.map((row) => row[header.indexOf('finding_ids')]);
     t.ok(findingIds.includes(`'${HOSTILE_IDS.hyperlink}`), 'a =HYPERLINK id is prefixed with a quote');
     t.ok(findingIds.includes(`'${HOSTILE_IDS.sum}`), 'a +SUM id is prefixed with a quote');
-    t.notOk(rows.flat().some((cell) => /^[=+\-@\t\r]/.test(cell)), 'no cell starts a formula');
+    t.ok(findingIds.some((cell) => cell.startsWith(`'${HOSTILE_IDS.spaced} | `)), 'an id with spaces before = is prefixed with a quote (first in its cell)');
+    t.ok(findingIds.includes(`'${HOSTILE_IDS.lineFeed}`), 'an id that starts with a line feed is prefixed with a quote');
+    t.ok(findingIds.includes(`'${HOSTILE_IDS.fullwidth}`), 'an id that starts with a fullwidth ＝ is prefixed with a quote');
+    t.notOk(rows.flat().some(startsFormula), 'no cell starts a formula');
     t.match(plain, /"'=HYPERLINK\(""http:\/\/evil\.example\/x"",""open""\)"/, 'quotes inside the cell are doubled');
     const gap = rows.find((row) => row[header.indexOf('status')] === 'non_compliant')!;
     t.match(gap[header.indexOf('remediation_priority')], /^(critical|high|medium|low)$/, 'priority as a word');
@@ -200,12 +204,19 @@ t.test('every format reads back to the analysis', async (t) => {
 
     const gaps = workbook.getWorksheet('Gaps')!;
     t.type(gaps.getRow(2).getCell(7).value, 'number', 'confidence is a number');
-    let hostile: ExcelJS.Cell | undefined;
-    workbook.getWorksheet('Compliant')!.eachRow((row) => row.eachCell((cell) => {
-      if (cell.value === HOSTILE_IDS.hyperlink) hostile = cell;
-    }));
-    t.ok(hostile, 'the hostile finding id is listed as written');
-    t.equal(hostile?.type, ExcelJS.ValueType.String, 'as text, never a formula');
+    const cells = new Map<unknown, ExcelJS.Cell>();
+    const formulaLike: string[] = [];
+    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => {
+      cells.set(cell.value, cell);
+      if (typeof cell.value === 'string' && startsFormula(cell.value)) formulaLike.push(`${sheet.name}!${cell.address}`);
+    })));
+    for (const [name, id] of Object.entries({ hyperlink: HOSTILE_IDS.hyperlink, fullwidth: HOSTILE_IDS.fullwidth })) {
+      const hostile = cells.get(`'${id}`);
+      t.ok(hostile, `the ${name} finding id is listed with a leading quote, as in the csv`);
+      t.equal(hostile?.type, ExcelJS.ValueType.String, 'as text, never a formula');
+    }
+    t.ok([...cells.keys()].some((value) => typeof value === 'string' && value.includes(`'${HOSTILE_IDS.spaced}`)), 'ids with spaces before = are neutralised in gap rows');
+    t.same(formulaLike, [], 'no text cell in any sheet starts a formula');
     t.ok(sheetRecords(workbook.getWorksheet('Evidence')!).length > 0, 'evidence rows');
     t.ok(sheetRecords(workbook.getWorksheet('Cross-framework')!).length > 0, 'common gaps listed');
   });
@@ -244,3 +255,8 @@ t.test('every format reads back to the analysis', async (t) => {
     });
   });
 });
+
+/** A cell a spreadsheet could run as a formula: stated here apart from the rule in src/export/model.ts. */
+function startsFormula(cell: string): boolean {
+  return /^(?:[\t\r\n]|[ \u00a0\u3000]*[=+\-@＝＋－＠])/.test(cell);
+}

@@ -26,7 +26,9 @@ const defaults = { include_remediation: true, include_evidence: false };
 
 t.test('formula neutralisation', async (t) => {
   for (const hostile of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', HOSTILE_IDS.hyperlink]) t.equal(neutralizeFormula(hostile), `'${hostile}`, JSON.stringify(hostile));
-  for (const plain of ['abc', '', '1-2', 'a=b', "'quoted", 'CSR-GEN-001']) t.equal(neutralizeFormula(plain), plain, JSON.stringify(plain));
+  const moreHostile = ['\n=1+1', '\nplain', '\r\n=1', ' =1+1', '   +1', ' -1', '  @SUM(A1)', '\u00a0=1', '\u3000=1', '＝1+1', '＋1', '－1', '＠SUM(A1)', '  ＝1', '\t=1'];
+  for (const hostile of moreHostile) t.equal(neutralizeFormula(hostile), `'${hostile}`, JSON.stringify(hostile));
+  for (const plain of ['abc', '', '1-2', 'a=b', "'quoted", 'CSR-GEN-001', ' a=b', '  ', 'a\n=b', '1 = 1', 'a＝b', ' 1-2']) t.equal(neutralizeFormula(plain), plain, JSON.stringify(plain));
 });
 
 t.test('text for the built-in pdf fonts', async (t) => {
