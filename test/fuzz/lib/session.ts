@@ -45,9 +45,13 @@ export async function fuzzService(options: FuzzOptions, env: Record<string, stri
       if (harness.cases % 500 === 0) options.onProgress?.(harness);
     });
     const details = await fc.check(property, { seed: options.seed, numRuns: options.runs, endOnFailure: false });
-    const failure = details.failed ? fc.defaultReportMessage(details) : undefined;
+    const failure = details.failed ? `${fc.defaultReportMessage(details)}\n\nWhat broke, for the shrunk case:\n${errorText(details.errorInstance)}` : undefined;
     return { harness, failure, violations, durationMs: Date.now() - started };
   } finally {
     await harness.close();
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error instanceof Violation ? error.message : (error.stack ?? error.message)) : String(error);
 }
