@@ -1,6 +1,6 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 
 /**
  * The service's own LMDB environment under DATA_DIR: accounts, API keys and stored analyses.
@@ -50,6 +50,11 @@ export interface AnalysisIndexEntry {
   swept_at?: string;
 }
 
+/** The store holds key hashes and customers' findings: only the service's own user may read it. */
+export const DATA_FILE_MODE = 0o600;
+export const DATA_DIR_MODE = 0o700;
+const DATA_FILES = ['csr.lmdb', 'csr.lmdb-lock'];
+
 /** A data directory that cannot be used; the message names the directory and what is wrong with it. */
 export class DataDirError extends Error {
   constructor(
@@ -64,7 +69,9 @@ export class DataDirError extends Error {
 function prepareDataDir(dataDir: string): void {
   if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) throw new DataDirError(dataDir, 'is not a directory');
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // The mode applies only when the directory is created here: an operator's own directory keeps
+    // its mode, as it may be a mount point shared on purpose (docs/architecture.md).
+    mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   } catch (error) {
     throw new DataDirError(dataDir, `cannot be created: ${(error as Error).message}`);
   }
@@ -77,11 +84,20 @@ function prepareDataDir(dataDir: string): void {
 
 export function openDataStore(dataDir: string): DataStore {
   prepareDataDir(dataDir);
+  // Files an earlier version created 0644 are narrowed; new ones are created 0600 by LMDB itself
+  // (lmdb-js passes permissionsMode to mdb_env_open, default 0664, both less the umask).
+  for (const name of DATA_FILES) {
+    const file = join(dataDir, name);
+    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, DATA_FILE_MODE);
+  }
+  const path = join(dataDir, DATA_FILES[0]);
+  // permissionsMode is read by lmdb-js's native open but missing from its type declarations.
+  const options = { path, maxDbs: 16, compression: false, permissionsMode: DATA_FILE_MODE };
   let root: RootDatabase;
   try {
-    root = open({ path: join(dataDir, 'csr.lmdb'), maxDbs: 16, compression: false });
+    root = open(options as RootDatabaseOptionsWithPath);
   } catch (error) {
-    throw new DataDirError(dataDir, `cannot hold the store ${join(dataDir, 'csr.lmdb')}: ${(error as Error).message}`);
+    throw new DataDirError(dataDir, `cannot hold the store ${path}: ${(error as Error).message}`);
   }
   return {
     root,
