@@ -5,7 +5,7 @@ import { summarise } from './lib/report.js';
 // A few thousand generated requests over every operation (npm run fuzz runs 10,000 and more).
 // A failure prints the seed and the shrunk request; FUZZ_SEED=<seed> npm test replays it.
 const seed = seedFromEnv();
-const runs = Number(process.env.FUZZ_TEST_RUNS ?? 2_000);
+const runs = Number(process.env.FUZZ_TEST_RUNS ?? 3_000);
 
 t.test(`fuzzed requests over every operation (FUZZ_SEED=${seed})`, async (t) => {
   const outcome = await fuzzService({ runs, seed });
