@@ -112,7 +112,7 @@ function getExport(ctx: RouteContext<ExportQuery>): Promise<Reply> {
 }
 
 const PRODUCES = Object.values(EXPORT_FORMAT_SPECS).map((spec) => spec.contentType);
-const ERRORS = ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED', 'invalid_parameter', 'service_busy'] as const;
+const ERRORS = ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED', 'invalid_parameter', 'service_busy', 'task_timeout'] as const;
 
 export const exportRoutes: Route[] = [
   {

@@ -175,7 +175,8 @@ export const gapAnalysisRoutes: Route[] = [
     body: CompareBody,
     response: ComparisonData,
     meta: VersionOnlyMeta,
-    errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED'],
+    // Large comparisons run in the worker pool.
+    errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED', 'service_busy', 'task_timeout'],
     handler: compare,
   },
   {

@@ -55,6 +55,7 @@ export function errorCodesOf(route: Route): ErrorCode[] {
   if (pathParams.length) codes.add('not_found');
   if (route.body || route.rawBody) {
     codes.add('invalid_json');
+    codes.add('json_too_deep');
     codes.add('unsupported_media_type');
     codes.add('payload_too_large');
   }

@@ -7,7 +7,8 @@ import { AccountStore } from '../../../src/store/accounts.js';
 import { GAP_ANALYSIS_LIMITS, type Tier } from '../../../src/tiers.js';
 import { projectRoot } from '../../../src/paths.js';
 import { startChildService, type ChildService } from '../../helpers/child-service.js';
-import { mentions, Ref, toJsonText, type RefName } from './json-text.js';
+import { Ref, toJsonText, type RefName } from './json-text.js';
+import { brokenInvariant } from './invariants.js';
 import { operationsOf, type FuzzCase, type Operation } from './operations.js';
 import type { Vocabulary } from './schema.js';
 
@@ -131,39 +132,12 @@ export class FuzzHarness {
   }
 
   private checkAnswer(fuzzCase: FuzzCase, response: WireResponse, describe: () => string): void {
-    const fail = (what: string) => {
-      throw new Violation(`${what}\n${describe()}\nanswer: ${response.status} ${response.body.subarray(0, 600).toString()}`);
-    };
-    const { status } = response;
-    if (status < 100 || status > 599) fail(`status ${status} is not an HTTP status`);
-    // The readiness probe answers 503 with its own body until the worker threads have started.
-    if (fuzzCase.operation === 'GET /readyz' && fuzzCase.method === 'GET' && status === 503 && /"status":"(?!ready")/.test(response.body.toString())) return;
-    const code = errorCodeOf(response);
-    if (status >= 500 && !(status === 503 && code === 'service_busy')) {
-      const requestId = String(response.headers['x-request-id'] ?? '');
-      const logged = this.service.output().split('\n').filter((line) => requestId && line.includes(requestId));
-      fail(`${status} answered${logged.length ? `; the service logged:\n${logged.join('\n').slice(0, 3000)}` : ''}`);
-    }
-    if (status >= 400 && fuzzCase.method !== 'HEAD') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(response.body.toString('utf8'));
-      } catch {
-        fail(`${status} without a JSON body`);
-      }
-      const envelope = parsed as { error?: Record<string, unknown> };
-      const error = envelope?.error;
-      if (!error || typeof error !== 'object' || Object.keys(envelope).length !== 1) fail('not the error envelope {"error": {...}}');
-      const extra = Object.keys(error!).filter((key) => !['code', 'message', 'details'].includes(key));
-      if (extra.length) fail(`error envelope has fields beyond code, message, details: ${extra.join(', ')}`);
-      if (typeof error!.code !== 'string' || typeof error!.message !== 'string' || !error!.message) fail('error code and message must be non-empty strings');
-      if (error!.details !== undefined && (typeof error!.details !== 'object' || error!.details === null || Array.isArray(error!.details))) fail('error details must be an object');
-      const documentedStatus = this.documented.get(error!.code as string);
-      if (documentedStatus === undefined) fail(`error code ${String(error!.code)} is not in docs/errors.md`);
-      if (documentedStatus !== status) fail(`error code ${String(error!.code)} answered with ${status}; docs/errors.md says ${documentedStatus}`);
-    }
-    const foreign = fuzzCase.segments.some((segment) => segment instanceof Ref && segment.name === 'foreign-analysis') || (fuzzCase.body?.kind === 'json' && mentions(fuzzCase.body.tree, 'foreign-analysis'));
-    if (foreign && status >= 200 && status < 300) fail("another account's analysis was answered");
+    const broken = brokenInvariant(fuzzCase, response, this.documented, this.operations.find((operation) => operation.name === fuzzCase.operation)?.errorCodes);
+    if (!broken) return;
+    const requestId = String(response.headers['x-request-id'] ?? '');
+    const logged = response.status >= 500 && requestId ? this.service.output().split('\n').filter((line) => line.includes(requestId)) : [];
+    const log = logged.length ? `; the service logged:\n${logged.join('\n').slice(0, 3000)}` : '';
+    throw new Violation(`${broken}${log}\n${describe()}\nanswer: ${response.status} ${response.body.subarray(0, 600).toString()}`);
   }
 
   /** The service must still answer, and after pooled work so must the pool. */
