@@ -11,7 +11,8 @@ import { testRegistry } from '../helpers/findings.js';
 // SIGKILL during a stream of analysis creates: every analysis the service answered 200 for was
 // committed before the answer, so after a restart on the same DATA_DIR each one reads back with
 // the bytes it was first answered with. Unanswered creates may or may not be stored.
-const ROUNDS = 2;
+/** Kills per run; DURABILITY_ROUNDS=5 for the figures in docs/reliability.md. */
+const ROUNDS = Number(process.env.DURABILITY_ROUNDS ?? 2);
 const CLIENTS = 4;
 /** Acknowledged creates per round before the kill (the kill waits for in-flight ones too). */
 const ACKED_BEFORE_KILL = 8;
