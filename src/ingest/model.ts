@@ -5,20 +5,8 @@
  */
 import type { FindingStatus, Severity } from '../core/vocabulary.js';
 
-/** Every format a reader understands; `auto` detects one of them. */
-export const SCAN_FORMATS = [
-  'prowler-ocsf',
-  'prowler-asff',
-  'prowler-csv',
-  'prowler-native',
-  'asff',
-  'ocsf',
-  'sarif',
-  'checkov',
-  'trivy',
-  'kube-bench',
-] as const;
-export type ScanFormat = (typeof SCAN_FORMATS)[number];
+export { SCAN_FORMATS, type ScanFormat } from '../schemas/ingest.js';
+import type { ScanFormat } from '../schemas/ingest.js';
 
 /**
  * What a result says about its rule, reduced to the four outcomes the converter distinguishes:

@@ -54,6 +54,7 @@ t.test('every route is in the document with its parameters, body, response and e
     }
 
     if (route.body) t.ok(op.requestBody?.content['application/json']?.schema, `${label}: request body`);
+    else if (route.accepts) t.same(Object.keys(op.requestBody?.content ?? {}), [...route.accepts], `${label}: request body in each declared media type`);
     else t.notOk(op.requestBody, `${label}: no request body`);
 
     const ok = op.responses['200']?.content?.['application/json']?.schema;
