@@ -44,12 +44,12 @@ function unreadable(error: ScanShapeError | UnknownScanFormatError, requested: F
       { message: `The file matches none of the scanner formats considered (${error.considered.join(', ')}): ${error.reason}` },
     );
   }
-  const where = 'pointer' in error.where ? { pointer: error.where.pointer } : { line: error.where.line };
-  const place = 'pointer' in error.where ? `at ${error.where.pointer || '/'}` : `line ${error.where.line}`;
+  const where = error.where;
+  const place = 'pointer' in where ? `at ${where.pointer || '/'} ` : 'line' in where ? `line ${where.line} ` : '';
   return new ApiError(
     'scan_unreadable',
     { format: error.format, format_requested: requested, ...where, reason: error.reason },
-    { message: `The file cannot be read as ${error.format ?? 'JSON'}: ${place} ${error.reason}` },
+    { message: `The file cannot be read as ${error.format ?? 'JSON'}: ${place}${error.reason}` },
   );
 }
 

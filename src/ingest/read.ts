@@ -124,10 +124,11 @@ function parseJson(bytes: Uint8Array, format: ScanFormat | null): Json {
         }
       });
     }
+    // V8 gives the position of most syntax errors, not of every one ("Unexpected token").
     const message = (error as Error).message;
     const position = /position (\d+)/.exec(message);
-    const line = position ? source.slice(0, Number(position[1])).split('\n').length : 1;
-    throw new ScanShapeError(format, { line }, `is not valid JSON: ${message}`);
+    const where: ScanShapeError['where'] = position ? { line: source.slice(0, Number(position[1])).split('\n').length } : {};
+    throw new ScanShapeError(format, where, `is not valid JSON: ${message}`);
   }
 }
 

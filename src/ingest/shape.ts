@@ -8,10 +8,11 @@ import type { ScanFormat } from './model.js';
 export class ScanShapeError extends Error {
   constructor(
     readonly format: ScanFormat | null,
-    readonly where: { pointer: string } | { line: number },
+    /** Where the file stopped matching; empty only for JSON the parser refused without saying where. */
+    readonly where: { pointer: string } | { line: number } | Record<string, never>,
     readonly reason: string,
   ) {
-    super(`${format ?? 'scan'}: ${'pointer' in where ? where.pointer || '(root)' : `line ${where.line}`} ${reason}`);
+    super(`${format ?? 'scan'}: ${'pointer' in where ? where.pointer || '(root)' : 'line' in where ? `line ${where.line}` : ''} ${reason}`);
     this.name = 'ScanShapeError';
   }
 }
