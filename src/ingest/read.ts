@@ -39,7 +39,7 @@ const DETECTORS: Array<[ScanFormat, (doc: Json) => boolean]> = [
   ['sarif', (doc) => isObject(doc) && Array.isArray(doc.runs) && (doc.version === '2.1.0' || /sarif/i.test(String(doc.$schema ?? '')))],
   ['prowler-asff', (doc) => isAsff(doc) && isProwlerAsff(firstAsff(doc)!)],
   ['asff', (doc) => isAsff(doc)],
-  ['prowler-ocsf', (doc) => isOcsf(doc) && /^prowler$/i.test(String((firstObject(doc)!.metadata as JsonObject).product && ((firstObject(doc)!.metadata as JsonObject).product as JsonObject).name))],
+  ['prowler-ocsf', (doc) => isOcsf(doc) && /^prowler$/i.test(productName(firstObject(doc)!))],
   ['ocsf', (doc) => isOcsf(doc)],
   ['prowler-native', (doc) => Array.isArray(doc) && !!firstObject(doc) && 'CheckID' in firstObject(doc)! && 'Status' in firstObject(doc)!],
   ['checkov', (doc) => { const first = firstObject(doc); return !!first && typeof first.check_type === 'string' && (isObject(first.results) || isObject(first.summary)); }],
@@ -55,6 +55,13 @@ function firstAsff(doc: Json): JsonObject | undefined {
 function isAsff(doc: Json): boolean {
   const first = firstAsff(doc);
   return !!first && typeof first.SchemaVersion === 'string' && typeof first.ProductArn === 'string';
+}
+
+/** An OCSF event's `metadata.product.name`, or '' */
+function productName(event: JsonObject): string {
+  const metadata = event.metadata;
+  const product = isObject(metadata) ? metadata.product : undefined;
+  return isObject(product) && typeof product.name === 'string' ? product.name : '';
 }
 
 function isOcsf(doc: Json): boolean {

@@ -10,9 +10,11 @@ function bigProwlerCsv(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
+// One service for the file: starting one (worker threads build their gap index) is the slow part.
+const service = await startTestService();
+t.teardown(() => service.close());
+
 t.test('POST /v1/findings/import: the file as curl --data-binary sends it, findings in the spec shape plus source', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
   const key = await service.key('pro');
   const res = await call(service, 'POST', '/v1/findings/import?format=auto', { key, rawBody: fixture('prowler-ocsf.json'), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   t.equal(res.status, 200, res.text.slice(0, 300));
@@ -35,8 +37,6 @@ t.test('POST /v1/findings/import: the file as curl --data-binary sends it, findi
 });
 
 t.test('a large file is parsed in the worker pool and answers the same', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
   const key = await service.key('enterprise');
   const body = bigProwlerCsv(400);
   t.ok(body.length > INLINE_ANALYSIS_MAX_BYTES, 'above the inline size');
@@ -51,8 +51,6 @@ t.test('a large file is parsed in the worker pool and answers the same', async (
 });
 
 t.test('POST /v1/gap-analysis/import: stored like any analysis, meta.import, a control reached only by passes is compliant', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
   const key = await service.key('teams');
   const passesOnly = 'CHECK_ID;STATUS;RESOURCE_UID\niam_root_mfa_enabled;PASS;arn:aws:iam::111122223333:root\n';
   const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA', { key, rawBody: passesOnly, headers: { 'content-type': 'text/plain' } });
@@ -80,8 +78,6 @@ t.test('POST /v1/gap-analysis/import: stored like any analysis, meta.import, a c
 });
 
 t.test('refusals: unreadable file, media type, tier, frameworks, tier limits after conversion', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
   const pro = await service.key('pro');
 
   const broken = await call(service, 'POST', '/v1/findings/import?format=trivy', { key: pro, rawBody: '{"SchemaVersion":2,"Results":[{"Target":"a","Misconfigurations":{"ID":"KSV001"}}]}' });
