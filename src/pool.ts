@@ -6,6 +6,7 @@ import type { AnalyzeOutput, AnalyzeTask } from './gap/analyze.js';
 import type { CompareOutcome, CompareTask } from './gap/compare.js';
 import type { BatchOutcome, ValidateBatchTask } from './validation/validator.js';
 import type { RenderExportTask } from './schemas/export.js';
+import type { ImportAnalysisTask, ImportFindingsOutput, ImportFindingsTask } from './ingest/import.js';
 
 /**
  * The worker tasks, each a name with its input and its result: workers/tasks.ts implements this
@@ -17,6 +18,8 @@ export interface WorkerTasks {
   compare: { input: CompareTask; output: CompareOutcome };
   validateBatch: { input: ValidateBatchTask; output: BatchOutcome };
   renderExport: { input: RenderExportTask; output: Uint8Array };
+  importFindings: { input: ImportFindingsTask; output: ImportFindingsOutput };
+  importAnalysis: { input: ImportAnalysisTask; output: AnalyzeOutput };
 }
 
 export type TaskName = keyof WorkerTasks;
@@ -33,7 +36,8 @@ export interface PoolHealth {
 }
 
 /**
- * The worker pool for heavy tasks (gap analysis, batch validation, compare, pdf/xlsx rendering).
+ * The worker pool for heavy tasks (gap analysis, scanner import, batch validation, compare,
+ * pdf/xlsx rendering).
  * The queue is bounded: when it is full the caller gets 503 service_busy with Retry-After instead
  * of an ever-growing backlog. Every task has a time budget: a task still unanswered when it runs
  * out is refused with 503 task_timeout and, if it was running, its thread is replaced, so a stuck

@@ -14,6 +14,13 @@ import { registryEvidence } from '../src/export/model.js';
 import { renderExport as renderExportFile } from '../src/export/render.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
 import type { TaskModule } from '../src/pool.js';
+import {
+  importAnalysis as importAnalysisOf,
+  importFindings as importFindingsOf,
+  type ImportAnalysisTask,
+  type ImportFindingsOutput,
+  type ImportFindingsTask,
+} from '../src/ingest/import.js';
 
 // Open the registry and build the gap index when the thread starts, not on its first task. The
 // gap index holds every fact an analysis reads, so the registry's own value cache stays small
@@ -52,4 +59,16 @@ export async function renderExport(task: RenderExportTask): Promise<Uint8Array> 
   return transferring(file, file.buffer);
 }
 
-({ ready, analyze, compare, validateBatch, renderExport }) satisfies TaskModule;
+/** POST /v1/findings/import above the inline size: read the scanner file, convert, serialize. */
+export function importFindings(task: ImportFindingsTask): ImportFindingsOutput {
+  const output = importFindingsOf(registry, task);
+  return output.ok ? transferring(output, output.payload.buffer) : output;
+}
+
+/** POST /v1/gap-analysis/import above the inline size: convert the file, then the analysis create runs. */
+export function importAnalysis(task: ImportAnalysisTask): AnalyzeOutput {
+  const output = importAnalysisOf(registry, task);
+  return output.ok ? transferring(output, output.payload.buffer) : output;
+}
+
+({ ready, analyze, compare, validateBatch, renderExport, importFindings, importAnalysis }) satisfies TaskModule;

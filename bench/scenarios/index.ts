@@ -33,6 +33,51 @@ export function analysisBody(registry: Registry, count: number): string {
   return JSON.stringify({ frameworks: ALL_FRAMEWORKS, findings });
 }
 
+/**
+ * A Prowler JSON-OCSF file of about `megabytes` MB, as Prowler writes one for a large AWS
+ * estate: every mapped Prowler check, each on many resources, two failures for three passes, and
+ * the descriptive fields (message, remediation, compliance) that make up most of a real file's size.
+ */
+export function prowlerOcsfScan(registry: Registry, megabytes: number): string {
+  const checks = registry.toolMappings({ tool_id: 'prowler' }).items.map((m) => ({ id: m.rule_id, title: m.rule_name }));
+  const events: string[] = [];
+  let size = 2;
+  for (let i = 0; size < megabytes * 1024 * 1024; i++) {
+    const check = checks[(i * 7919) % checks.length];
+    const failed = i % 5 < 2;
+    const bucket = `arn:aws:s3:::estate-${String(i % 4000).padStart(5, '0')}`;
+    const event = JSON.stringify({
+      message: `${check.title}: ${failed ? 'not met' : 'met'} for ${bucket}.`,
+      metadata: { event_code: check.id, product: { name: 'Prowler', uid: 'prowler', vendor_name: 'Prowler', version: '5.4.0' }, profiles: ['cloud', 'datetime'], version: '1.4.0' },
+      severity_id: 1 + (i % 5),
+      severity: ['Informational', 'Low', 'Medium', 'High', 'Critical'][i % 5],
+      status: 'New',
+      status_code: failed ? 'FAIL' : 'PASS',
+      status_detail: `${check.title} evaluated on ${bucket}.`,
+      status_id: 1,
+      unmapped: { related_url: 'https://docs.aws.amazon.com/', categories: ['encryption'], compliance: { 'CIS-3.0': ['2.1.1'], 'ISO27001-2013': ['A.10.1'], 'SOC2': ['cc_6_1'] } },
+      activity_name: 'Create',
+      activity_id: 1,
+      finding_info: { created_time: 1795161600, created_time_dt: '2026-11-20T08:00:00.000000', desc: check.title, title: check.title, types: ['Data Protection'], uid: `prowler-aws-${check.id}-111122223333-eu-west-1-${i}` },
+      resources: [{ cloud_partition: 'aws', region: 'eu-west-1', data: { details: '', metadata: { arn: bucket, name: bucket.slice(13) } }, group: { name: 's3' }, labels: [], name: bucket.slice(13), type: 'AwsS3Bucket', uid: bucket }],
+      category_name: 'Findings',
+      category_uid: 2,
+      class_name: 'Detection Finding',
+      class_uid: 2004,
+      cloud: { account: { name: 'production', type: 'AWS Account', type_id: 10, uid: '111122223333' }, provider: 'aws', region: 'eu-west-1' },
+      remediation: { desc: 'Apply the provider-recommended setting to the resource and re-run the check.', references: ['https://docs.aws.amazon.com/'] },
+      risk_details: 'Resources left in this state widen the exposure of the data they hold.',
+      time: 1795161600,
+      time_dt: '2026-11-20T08:00:00.000000',
+      type_uid: 200401,
+      type_name: 'Detection Finding: Create',
+    });
+    events.push(event);
+    size += event.length + 2;
+  }
+  return `[\n${events.join(',\n')}\n]`;
+}
+
 export function scenarios(registry: Registry): Scenario[] {
   const signalId = registry.signalIds({ domain: 'HIPAA' })[0];
   return [
@@ -45,6 +90,17 @@ export function scenarios(registry: Registry): Scenario[] {
     { name: 'gap analysis: 500 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 15, targetP99Ms: 50 },
     { name: 'gap analysis: 500 findings × 11 frameworks, 4 connections', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 4, durationSeconds: 10 },
     { name: 'gap analysis: 10,000 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 10_000), expectStatus: 200, connections: 1, durationSeconds: 20, targetP99Ms: 500 },
+    // A scanner's 10 MB file straight into an analysis: parse, convert and analyse in a worker.
+    {
+      name: 'scanner import: 10 MB Prowler OCSF × 11 frameworks',
+      method: 'POST',
+      path: `/v1/gap-analysis/import?format=auto&frameworks=${ALL_FRAMEWORKS.join(',')}`,
+      body: prowlerOcsfScan(registry, 10),
+      expectStatus: 200,
+      connections: 1,
+      durationSeconds: 20,
+      targetP99Ms: 1000,
+    },
     {
       name: 'registry GETs while 500-finding analyses run',
       method: 'GET',

@@ -18,18 +18,29 @@ const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
 async function runAnalysis(ctx: RouteContext, task: AnalyzeTask): Promise<AnalyzeOutput> {
   if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return analyze(ctx.services.registry, task);
-  const body = task.body;
-  // Transfer the body when it owns its memory; a pooled slice must be copied first.
-  const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+  const owned = ownedBytes(task.body);
   return ctx.services.pool.run('analyze', { ...task, body: owned }, [owned.buffer as ArrayBuffer]);
 }
 
+/** Bytes that can be transferred to a worker: the body itself when it owns its memory; a pooled slice is copied first. */
+export function ownedBytes(body: Uint8Array): Uint8Array {
+  return body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+}
+
 async function create(ctx: RouteContext) {
+  return runAndStore(ctx, (id, createdAt) => runAnalysis(ctx, { body: ctx.rawBody ?? new Uint8Array(), tier: ctx.account.tier, id, createdAt }));
+}
+
+/**
+ * Runs an analysis under a new id and stores its result for the caller's retention: the create
+ * route's path, shared by every route that makes an analysis (scanner import too).
+ */
+export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt: string) => Promise<AnalyzeOutput>) {
   const { services, account } = ctx;
   const createdAt = services.now();
   const id = newAnalysisId(createdAt);
   const started = performance.now();
-  const output = await runAnalysis(ctx, { body: ctx.rawBody ?? new Uint8Array(), tier: account.tier, id, createdAt: createdAt.toISOString() });
+  const output = await run(id, createdAt.toISOString());
   const analysed = performance.now();
   if (!output.ok) throw new ApiError(output.error.code, output.error.details, { message: output.error.message });
   const payload = Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength);

@@ -166,6 +166,10 @@ function operation(route: Route): JsonObject {
   };
   const example = (EXAMPLES as Record<string, { request?: unknown; response?: unknown }>)[`${route.method} ${route.path}`];
   if (route.body) op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: plain(route.body), ...(example?.request !== undefined && { example: example.request }) } } };
+  else if (route.accepts) {
+    // A file as another tool wrote it: bytes in any of the declared media types.
+    op.requestBody = { required: true, content: Object.fromEntries(route.accepts.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) };
+  }
 
   const content = successContent(route);
   if (example?.response !== undefined) {

@@ -8,6 +8,8 @@ import { openDataStore } from '../store/database.js';
 import { AccountStore } from '../store/accounts.js';
 import { defaultRegistryDir, defaultSourcesDir, resolveDataDir } from '../paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../node-flags.js';
+import { SCAN_FORMATS } from '../schemas/ingest.js';
+import type { FormatChoice } from '../ingest/read.js';
 
 const USAGE = `csr: Compliance Signal Registry command line
 
@@ -18,8 +20,11 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr accounts set-tier NAME TIER                 change an account's tier
   csr registry build [--if-stale]                 compile registry/sources into the LMDB index
   csr registry report [--json]                    registry depth figures against their targets (docs/registry-report.md)
-  csr analyze FILE|- [--frameworks A,B] [--tier T] gap analysis offline: FILE holds a request body or a findings array;
-                                                  prints the result (as POST /v1/gap-analysis would, nothing stored)
+  csr analyze FILE|- [--frameworks A,B] [--tier T] [--format F]
+                                                  gap analysis offline: FILE holds a request body, a findings array, or a
+                                                  scanner's output file (detected, or --format); prints the result (as
+                                                  POST /v1/gap-analysis or /v1/gap-analysis/import would, nothing stored)
+  csr import FILE|- [--format F]                  a scanner's output file as findings (as POST /v1/findings/import would)
   csr serve                                       start the HTTP service (same as npm start)
 
 Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default data/ in the project; a relative one is taken from the
@@ -41,6 +46,38 @@ async function withAccounts<T>(work: (accounts: AccountStore) => Promise<T> | T)
   }
 }
 
+function formatArgument(value: string | undefined): FormatChoice {
+  if (value === undefined) return 'auto';
+  if (value !== 'auto' && !(SCAN_FORMATS as readonly string[]).includes(value)) throw new UsageError(`Unknown format ${JSON.stringify(value)}; expected auto or one of ${SCAN_FORMATS.join(', ')}`);
+  return value as FormatChoice;
+}
+
+/** A gap-analysis request (an object with findings) or a bare findings array; undefined for anything else (a scanner file). */
+function findingsRequest(bytes: Buffer): Record<string, unknown> | undefined {
+  let input: unknown;
+  try {
+    input = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (Array.isArray(input)) {
+    const first = input[0] as Record<string, unknown> | undefined;
+    return input.length === 0 || (first && typeof first === 'object' && 'signal_id' in first) ? { findings: input } : undefined;
+  }
+  return input && typeof input === 'object' && 'findings' in input && Array.isArray((input as { findings: unknown }).findings) ? (input as Record<string, unknown>) : undefined;
+}
+
+/** A worker-style result: the JSON on stdout, or the error envelope on stderr with exit code 1. */
+function writeOutput(output: { ok: true; payload: Uint8Array } | { ok: false; error: unknown }): void {
+  if (!output.ok) {
+    process.stderr.write(`${JSON.stringify({ error: output.error })}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(Buffer.from(output.payload));
+  process.stdout.write('\n');
+}
+
 function tierArgument(value: string | undefined): Tier | undefined {
   if (value === undefined) return undefined;
   if (!isTier(value)) throw new UsageError(`Unknown tier ${JSON.stringify(value)}; expected one of ${TIERS.join(', ')}`);
@@ -52,7 +89,7 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' } },
+    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' } },
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -111,32 +148,42 @@ async function run(argv: string[]): Promise<void> {
     out(values.json ? JSON.stringify(report, null, 2) : formatReportText(report));
     return;
   }
+  if (group === 'import') {
+    if (!action) throw new UsageError('import needs a FILE (or - for standard input)');
+    const format = formatArgument(values.format);
+    const bytes = action === '-' ? readFileSync(0) : readFileSync(action);
+    const { Registry } = await import('../registry/registry.js');
+    const { importFindings } = await import('../ingest/import.js');
+    const registry = Registry.open(resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir), { searchIndex: 'lazy' });
+    const output = importFindings(registry, { body: bytes, format });
+    await registry.close();
+    writeOutput(output);
+    return;
+  }
   if (group === 'analyze') {
     if (!action) throw new UsageError('analyze needs a FILE (or - for standard input)');
     const tier = tierArgument(values.tier) ?? 'enterprise';
-    const text = action === '-' ? readFileSync(0, 'utf8') : readFileSync(action, 'utf8');
-    let input: unknown;
-    try {
-      input = JSON.parse(text);
-    } catch (error) {
-      throw new UsageError(`${action} is not JSON: ${(error as Error).message}`);
-    }
-    const body = Array.isArray(input) ? { findings: input } : (input as Record<string, unknown>);
-    if (values.frameworks) body.frameworks = values.frameworks.split(',').map((code) => code.trim()).filter(Boolean);
+    const bytes = action === '-' ? readFileSync(0) : readFileSync(action);
+    const frameworks = values.frameworks?.split(',').map((code) => code.trim()).filter(Boolean);
     const { Registry } = await import('../registry/registry.js');
     const { analyze } = await import('../gap/analyze.js');
+    const { importAnalysis } = await import('../ingest/import.js');
     const { newAnalysisId } = await import('../store/analyses.js');
-    const registry = Registry.open(resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir));
+    const registry = Registry.open(resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir), { searchIndex: 'lazy' });
     const now = new Date();
-    const output = analyze(registry, { body: new TextEncoder().encode(JSON.stringify(body)), tier, id: newAnalysisId(now), createdAt: now.toISOString() });
-    await registry.close();
-    if (!output.ok) {
-      process.stderr.write(`${JSON.stringify({ error: output.error })}\n`);
-      process.exitCode = 1;
-      return;
+    const task = { tier, id: newAnalysisId(now), createdAt: now.toISOString() };
+    const request = values.format ? undefined : findingsRequest(bytes);
+    let output;
+    if (request) {
+      if (frameworks) request.frameworks = frameworks;
+      output = analyze(registry, { ...task, body: new TextEncoder().encode(JSON.stringify(request)) });
+    } else {
+      // Not a request of findings: a scanner's own file, converted as POST /v1/gap-analysis/import does.
+      if (!frameworks) throw new UsageError('analyze of a scanner file needs --frameworks A,B');
+      output = importAnalysis(registry, { ...task, body: bytes, format: formatArgument(values.format), frameworks, options: { include_resolved: true } });
     }
-    process.stdout.write(Buffer.from(output.payload));
-    process.stdout.write('\n');
+    await registry.close();
+    writeOutput(output);
     return;
   }
   if (group === 'serve') {

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, message: 'Request body must be JSON (Content-Type: application/json)' },
   payload_too_large: { status: 413, message: 'Request body exceeds the limit of {limit} bytes' },
   rate_limited: { status: 429, message: 'Rate limit exceeded: retry in {retry_after} seconds' },
+  scan_unreadable: { status: 400, message: 'The file cannot be read as {format}: {reason}' },
   GAP_INVALID_FINDING: { status: 400, message: 'Finding {index} is invalid: {reason}' },
   GAP_SIGNAL_NOT_FOUND: { status: 400, message: 'Unknown signal id(s): {signal_ids}' },
   GAP_FRAMEWORK_NOT_FOUND: { status: 400, message: 'Unknown framework code(s): {frameworks}' },

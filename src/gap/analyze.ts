@@ -4,7 +4,8 @@ import type { Tier } from '../tiers.js';
 import { assess } from './engine.js';
 import { gapIndexOf } from './gap-index.js';
 import type { Registry } from '../registry/registry.js';
-import { validateAnalysisRequest } from './request.js';
+import { validateAnalysisBody } from './request.js';
+import { parseJsonBody } from '../core/json-body.js';
 import { buildResult } from './result.js';
 
 export interface AnalyzeTask {
@@ -32,11 +33,25 @@ export type AnalyzeOutput =
  * serialize. Runs in a pool worker, or inline for small requests.
  */
 export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
+  return analyzeRequest(registry, task, () => parseJsonBody(task.body));
+}
+
+/**
+ * The path every analysis takes, whatever built its request: `requestBody` gives the request as
+ * a value (parsed from the body, or assembled by scanner import), `extraMeta` joins the result's
+ * meta (scanner import adds `import`).
+ */
+export function analyzeRequest(
+  registry: Registry,
+  task: Omit<AnalyzeTask, 'body'>,
+  requestBody: () => unknown,
+  extraMeta: Record<string, unknown> = {},
+): AnalyzeOutput {
   const started = performance.now();
   try {
     const index = gapIndexOf(registry);
     // Signal ids are checked against the gap index: no registry decode per finding.
-    const request = validateAnalysisRequest(task.body, task.tier, {
+    const request = validateAnalysisBody(requestBody(), task.tier, {
       resolveFrameworkCode: (code) => registry.resolveFrameworkCode(code),
       gapFrameworkCodes: () => registry.gapFrameworkCodes(),
       signal: (id) => index.signal(id),
@@ -50,8 +65,7 @@ export function analyze(registry: Registry, task: AnalyzeTask): AnalyzeOutput {
       options: { ...request.options },
     });
     result.meta.processing_time_ms = Math.round(performance.now() - started);
-    // TextEncoder gives a buffer of its own, safe to transfer to another thread.
-    const payload = new TextEncoder().encode(JSON.stringify(result));
+    const payload = new TextEncoder().encode(JSON.stringify({ data: result.data, meta: { ...result.meta, ...extraMeta } }));
     return {
       ok: true,
       payload,

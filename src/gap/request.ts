@@ -23,7 +23,11 @@ export interface RequestRegistry {
  * given, options) → framework codes → tier limits → each finding → signal ids.
  */
 export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: RequestRegistry): ValidatedAnalysisRequest {
-  const body = parseJsonBody(raw);
+  return validateAnalysisBody(parseJsonBody(raw), tier, registry);
+}
+
+/** The same checks over a request already in memory (scanner import assembles one from a file). */
+export function validateAnalysisBody(body: unknown, tier: Tier, registry: RequestRegistry): ValidatedAnalysisRequest {
   const problem = firstProblemOf(AnalysisRequestEnvelope, body);
   if (problem) {
     const error = invalidParameterOf(problem, valueAtPointer(body, problem.pointer));

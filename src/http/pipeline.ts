@@ -143,8 +143,10 @@ export class Pipeline {
       return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query) };
     }
     const contentType = request.headers['content-type'];
-    if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-      return refuse(new ApiError('unsupported_media_type', { content_type: contentType }), headers);
+    if (contentType && !acceptsMediaType(route.accepts, contentType)) {
+      const accepted = route.accepts ?? [JSON_MEDIA_TYPE];
+      const message = route.accepts ? `Request body must be one of: ${accepted.join(', ')}` : undefined;
+      return refuse(new ApiError('unsupported_media_type', { content_type: contentType, accepted: [...accepted] }, { message }), headers);
     }
     const limit = route.bodyLimit === 'analysis' ? this.services.config.analysisBodyLimitBytes : this.services.config.bodyLimitBytes;
     const tooLarge = () => errorResponse(new ApiError('payload_too_large', { limit }), { ...headers, Connection: 'close' });
@@ -212,6 +214,15 @@ export class Pipeline {
     this.log.error({ err: error, requestId, method: request?.method, url: request?.url }, 'request failed');
     return internalErrorResponse(requestId, headers);
   }
+}
+
+const JSON_MEDIA_TYPE = 'application/json';
+const JSON_FAMILY = /^application\/(.+\+)?json$/;
+
+/** Whether a Content-Type is one the route declares (JSON alone when it declares none). */
+export function acceptsMediaType(accepts: readonly string[] | undefined, contentType: string): boolean {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return (accepts ?? [JSON_MEDIA_TYPE]).some((accepted) => type === accepted || (accepted === JSON_MEDIA_TYPE && JSON_FAMILY.test(type)));
 }
 
 /** The answer of last resort: built from constants, so writing it cannot fail. */

@@ -54,6 +54,12 @@ export interface Route {
   body?: TSchema;
   /** Give the handler the raw bytes and skip JSON parsing and schema checks (a worker does them). */
   rawBody?: boolean;
+  /**
+   * Media types the body may be sent as (Content-Type, parameters ignored); `application/json`
+   * stands for the JSON family (application/*+json too). Default: JSON only. Routes taking files
+   * as written by other tools (scanner import) list more.
+   */
+  accepts?: readonly string[];
   /** Which configured body limit applies. */
   bodyLimit?: 'default' | 'analysis';
   /**

@@ -12,12 +12,14 @@ import { validateRoutes } from '../api/validate.js';
 import { openApiRoutes } from '../api/openapi.js';
 import { exportRoutes } from '../api/exports.js';
 import { docsRoutes } from '../api/docs.js';
+import { scannerImportRoutes } from '../api/scanner-import.js';
 import type { Route } from './route.js';
 
 /** The route table: every endpoint the service answers, as data. */
 export const routes: Route[] = [
   ...healthRoutes,
   ...gapAnalysisRoutes,
+  ...scannerImportRoutes,
   ...signalRoutes,
   ...mappingRoutes,
   ...domainRoutes,

@@ -54,9 +54,10 @@ t.test('every route is in the document with its parameters, body, response and e
     }
 
     if (route.body) t.ok(op.requestBody?.content['application/json']?.schema, `${label}: request body`);
+    else if (route.accepts) t.same(Object.keys(op.requestBody?.content ?? {}), [...route.accepts], `${label}: request body in each declared media type`);
+    else t.notOk(op.requestBody, `${label}: no request body`);
     // Every JSON body passes the depth guard first (found missing by the fuzz suite).
     if (route.body || route.rawBody) t.ok(op.responses['400']?.content?.['application/json']?.schema.properties.error.properties.code.enum.includes('json_too_deep'), `${label}: 400 lists json_too_deep`);
-    else t.notOk(op.requestBody, `${label}: no request body`);
 
     const ok = op.responses['200']?.content?.['application/json']?.schema;
     t.ok(ok, `${label}: 200 response`);

@@ -9,7 +9,8 @@ t.test('the route table is well formed', async (t) => {
     t.notOk(seen.has(key), `${key} is declared once`);
     seen.add(key);
     t.ok(route.summary && route.tag, `${key} has a summary and a tag`);
-    if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') t.ok(route.body, `${key} declares a body schema`);
+    // A body is JSON checked by a schema, or a file in declared media types (scanner import).
+    if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') t.ok(route.body || (route.rawBody && route.accepts?.length), `${key} declares a body schema or the media types it takes`);
     // Public (issue 13): the probes, the OpenAPI document and the /docs page that renders it.
     if (route.tier === null) t.match(route.path, /^\/(healthz|readyz|v1\/openapi\.json|docs|docs\/assets\/:asset)$/, 'only the probes, the OpenAPI document and the docs page are public');
     else t.match(route.path, /^\/v1\//, `${key} is under /v1`);

@@ -34,3 +34,24 @@ t.test('csr analyze: offline gap analysis from a file or standard input', async 
   const missing = spawnSync(process.execPath, [csr, 'analyze'], { encoding: 'utf8' });
   t.equal(missing.status, 2, 'usage error');
 });
+
+t.test('csr import and csr analyze read a scanner file offline', async (t) => {
+  const scan = join(projectRoot, 'test', 'fixtures', 'scans', 'prowler.csv');
+  const imported = spawnSync(process.execPath, [csr, 'import', scan], { encoding: 'utf8' });
+  t.equal(imported.status, 0, imported.stderr);
+  const findings = JSON.parse(imported.stdout);
+  t.equal(findings.data.format, 'prowler-csv');
+  t.equal(findings.data.findings.length, 3);
+
+  const analysed = spawnSync(process.execPath, [csr, 'analyze', scan, '--frameworks', 'HIPAA,SOC2'], { encoding: 'utf8' });
+  t.equal(analysed.status, 0, analysed.stderr);
+  const result = JSON.parse(analysed.stdout);
+  t.same(result.data.frameworks_requested, ['HIPAA', 'SOC2']);
+  t.equal(result.meta.import.summary.results, 4);
+
+  const noFrameworks = spawnSync(process.execPath, [csr, 'analyze', scan], { encoding: 'utf8' });
+  t.equal(noFrameworks.status, 2, 'a scanner file needs --frameworks');
+  const wrongFormat = spawnSync(process.execPath, [csr, 'import', scan, '--format', 'trivy'], { encoding: 'utf8' });
+  t.equal(wrongFormat.status, 1);
+  t.equal(JSON.parse(wrongFormat.stderr).error.code, 'scan_unreadable');
+});

@@ -1,0 +1,115 @@
+/**
+ * Scanner import: a scanner's own output file (the body, as the tool wrote it) → findings, or
+ * straight into a stored gap analysis. Parsing runs in the worker pool; a small file runs inline,
+ * as a small analysis does (docs/ingest.md).
+ */
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../core/errors.js';
+import type { Route, RouteContext } from '../http/route.js';
+import { importAnalysis, importFindings, type ImportAnalysisTask, type ImportFindingsOutput, type ImportFindingsTask } from '../ingest/import.js';
+import type { AnalyzeOutput } from '../gap/analyze.js';
+import { FindingsImportData, FindingsImportMeta, ScanFormatChoice } from '../schemas/ingest.js';
+import { INLINE_ANALYSIS_MAX_BYTES, ownedBytes, runAndStore } from './gap-analysis.js';
+import type { FormatChoice } from '../ingest/read.js';
+import type { AnalysisOptions } from '../gap/engine.js';
+
+/**
+ * The body is the file as the scanner wrote it: JSON (SARIF, OCSF, ASFF…), CSV, or whatever
+ * Content-Type the client sends with it. `curl --data-binary @scan.json` labels it
+ * application/x-www-form-urlencoded, so that is accepted too; the format comes from `format`.
+ */
+export const SCAN_MEDIA_TYPES = [
+  'application/json',
+  'application/x-ndjson',
+  'text/csv',
+  'text/plain',
+  'application/octet-stream',
+  'application/x-www-form-urlencoded',
+] as const;
+
+const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+
+const FindingsImportQuery = Type.Object({ format: ScanFormatChoice });
+
+const AnalysisImportQuery = Type.Object({
+  format: ScanFormatChoice,
+  frameworks: Type.Array(Type.String({ minLength: 1 }), {
+    minItems: 1,
+    maxItems: 20,
+    description: 'Framework codes, comma-separated (frameworks=HIPAA,SOC2) or repeated',
+  }),
+  include_resolved: Type.Boolean({ default: true, description: 'Count passing results as evidence (default true here: docs/ingest.md)' }),
+  min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  include_remediation: Type.Optional(Type.Boolean()),
+  include_evidence_requirements: Type.Optional(Type.Boolean()),
+  include_cross_framework: Type.Optional(Type.Boolean()),
+});
+
+async function runImportFindings(ctx: RouteContext, task: ImportFindingsTask): Promise<ImportFindingsOutput> {
+  if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return importFindings(ctx.services.registry, task);
+  const body = ownedBytes(task.body);
+  return ctx.services.pool.run('importFindings', { ...task, body }, [body.buffer as ArrayBuffer]);
+}
+
+async function runImportAnalysis(ctx: RouteContext, task: ImportAnalysisTask): Promise<AnalyzeOutput> {
+  if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return importAnalysis(ctx.services.registry, task);
+  const body = ownedBytes(task.body);
+  return ctx.services.pool.run('importAnalysis', { ...task, body }, [body.buffer as ArrayBuffer]);
+}
+
+async function findingsImport(ctx: RouteContext) {
+  const query = ctx.query as { format: FormatChoice };
+  const output = await runImportFindings(ctx, { body: ctx.rawBody ?? new Uint8Array(), format: query.format });
+  if (!output.ok) throw new ApiError(output.error.code, output.error.details, { message: output.error.message });
+  return { headers: JSON_TYPE, file: Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength) };
+}
+
+async function analysisImport(ctx: RouteContext) {
+  const query = ctx.query as { format: FormatChoice; frameworks: string[] } & Partial<AnalysisOptions>;
+  const { format, frameworks, ...options } = query;
+  return runAndStore(ctx, (id, createdAt) =>
+    runImportAnalysis(ctx, {
+      body: ctx.rawBody ?? new Uint8Array(),
+      format,
+      tier: ctx.account.tier,
+      id,
+      createdAt,
+      frameworks: frameworks.flatMap((value) => value.split(',')).map((code) => code.trim()).filter(Boolean),
+      options,
+    }),
+  );
+}
+
+export const scannerImportRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/findings/import',
+    tier: 'pro',
+    tag: 'scanner-import',
+    summary: "Convert a scanner's output file (Prowler, Security Hub, OCSF, SARIF, Checkov, Trivy, kube-bench) into findings",
+    query: FindingsImportQuery,
+    rawBody: true,
+    accepts: SCAN_MEDIA_TYPES,
+    bodyLimit: 'analysis',
+    pooled: true,
+    response: FindingsImportData,
+    meta: FindingsImportMeta,
+    errors: ['scan_unreadable', 'json_too_deep', 'service_busy', 'task_timeout'],
+    handler: findingsImport,
+  },
+  {
+    method: 'POST',
+    path: '/v1/gap-analysis/import',
+    tier: 'pro',
+    tierError: 'GAP_TIER_REQUIRED',
+    tag: 'gap-analysis',
+    summary: "Convert a scanner's output file into findings and run a stored gap analysis over them (meta.import: summary and unmapped rules)",
+    query: AnalysisImportQuery,
+    rawBody: true,
+    accepts: SCAN_MEDIA_TYPES,
+    bodyLimit: 'analysis',
+    pooled: true,
+    errors: ['scan_unreadable', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'json_too_deep', 'service_busy', 'task_timeout'],
+    handler: analysisImport,
+  },
+];

@@ -1,0 +1,106 @@
+/**
+ * Scanner import end to end, as the worker tasks and the CLI run it: read the file, convert its
+ * results, and either answer the findings (POST /v1/findings/import) or run them through the gap
+ * analysis every create takes (POST /v1/gap-analysis/import).
+ */
+import { ApiError, type ErrorCode } from '../core/errors.js';
+import { analyzeRequest, type AnalyzeOutput } from '../gap/analyze.js';
+import type { AnalysisOptions } from '../gap/engine.js';
+import type { Registry } from '../registry/registry.js';
+import type { Tier } from '../tiers.js';
+import { convertResults } from './convert.js';
+import type { ImportResult, ScanFormat } from './model.js';
+import { readScan, UnknownScanFormatError, type FormatChoice } from './read.js';
+import { ScanShapeError } from './shape.js';
+
+export interface ImportFindingsTask {
+  body: Uint8Array;
+  format: FormatChoice;
+}
+
+export interface ImportAnalysisTask extends ImportFindingsTask {
+  tier: Tier;
+  id: string;
+  createdAt: string;
+  frameworks: string[];
+  options: Partial<AnalysisOptions>;
+}
+
+/** Errors cross the thread boundary as data, as the analysis's do. */
+export type ImportFindingsOutput = { ok: true; payload: Uint8Array } | { ok: false; error: { code: ErrorCode; details?: Record<string, unknown>; message: string } };
+
+/** What the import adds to a response: the format detected and the formats looked at. */
+export interface ImportMeta {
+  format_requested: FormatChoice;
+  formats_considered: ScanFormat[];
+}
+
+/** A file that does not match its format, or matches none, as the 400 scan_unreadable. */
+function unreadable(error: ScanShapeError | UnknownScanFormatError, requested: FormatChoice): ApiError {
+  if (error instanceof UnknownScanFormatError) {
+    return new ApiError(
+      'scan_unreadable',
+      { format: null, format_requested: requested, formats_considered: error.considered, reason: error.reason },
+      { message: `The file matches none of the scanner formats considered (${error.considered.join(', ')}): ${error.reason}` },
+    );
+  }
+  const where = error.where;
+  const place = 'pointer' in where ? `at ${where.pointer || '/'} ` : 'line' in where ? `line ${where.line} ` : '';
+  return new ApiError(
+    'scan_unreadable',
+    { format: error.format, format_requested: requested, ...where, reason: error.reason },
+    { message: `The file cannot be read as ${error.format ?? 'JSON'}: ${place}${error.reason}` },
+  );
+}
+
+/** Reads and converts a scanner file; throws ApiError (scan_unreadable, json_too_deep). */
+export function convertScan(registry: Registry, body: Uint8Array, format: FormatChoice): { result: ImportResult; meta: ImportMeta } {
+  let read;
+  try {
+    read = readScan(body, format);
+  } catch (error) {
+    if (error instanceof ScanShapeError || error instanceof UnknownScanFormatError) throw unreadable(error, format);
+    throw error;
+  }
+  return { result: convertResults(registry, read), meta: { format_requested: format, formats_considered: read.considered } };
+}
+
+function asOutput(error: unknown): { ok: false; error: { code: ErrorCode; details?: Record<string, unknown>; message: string } } {
+  if (error instanceof ApiError) return { ok: false, error: { code: error.code, details: error.details, message: error.message } };
+  throw error;
+}
+
+export function importFindings(registry: Registry, task: ImportFindingsTask): ImportFindingsOutput {
+  try {
+    const { result, meta } = convertScan(registry, task.body, task.format);
+    return { ok: true, payload: new TextEncoder().encode(JSON.stringify({ data: result, meta: { ...meta, registry_version: registry.manifest.registry_version } })) };
+  } catch (error) {
+    return asOutput(error);
+  }
+}
+
+/**
+ * Converts the file and analyses its findings as POST /v1/gap-analysis would a request of them:
+ * same validation (tier limits on the converted findings), same engine, same result, plus
+ * `meta.import` (the summary and the unmapped rules).
+ */
+export function importAnalysis(registry: Registry, task: ImportAnalysisTask): AnalyzeOutput {
+  let converted;
+  try {
+    converted = convertScan(registry, task.body, task.format);
+  } catch (error) {
+    return asOutput(error);
+  }
+  const { result, meta } = converted;
+  const importMeta = {
+    import: {
+      format: result.format,
+      tool: result.tool,
+      tool_version: result.tool_version,
+      ...meta,
+      summary: result.summary,
+      unmapped: result.unmapped,
+    },
+  };
+  return analyzeRequest(registry, task, () => ({ frameworks: task.frameworks, findings: result.findings, options: task.options }), importMeta);
+}

@@ -1,0 +1,114 @@
+import t from 'tap';
+import { startTestService, call } from '../helpers/service.js';
+import { fixture } from '../ingest/helpers.js';
+import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
+
+/** A Prowler CSV of `rows` failing results on distinct buckets: large enough to go to the worker pool. */
+function bigProwlerCsv(rows: number): string {
+  const lines = ['CHECK_ID;STATUS;SEVERITY;RESOURCE_UID;RESOURCE_TYPE;PROVIDER;TIMESTAMP'];
+  for (let i = 0; i < rows; i++) lines.push(`s3_bucket_default_encryption;FAIL;medium;arn:aws:s3:::bucket-${String(i).padStart(5, '0')}-with-a-longer-name-for-size;AwsS3Bucket;aws;2026-11-20 08:15:00`);
+  return `${lines.join('\n')}\n`;
+}
+
+// One service for the file: starting one (worker threads build their gap index) is the slow part.
+const service = await startTestService();
+t.teardown(() => service.close());
+
+t.test('POST /v1/findings/import: the file as curl --data-binary sends it, findings in the spec shape plus source', async (t) => {
+  const key = await service.key('pro');
+  const res = await call(service, 'POST', '/v1/findings/import?format=auto', { key, rawBody: fixture('prowler-ocsf.json'), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  const { data, meta } = res.body;
+  t.same([data.format, data.tool, data.tool_version], ['prowler-ocsf', 'prowler', '5.2.0']);
+  t.same(meta.formats_considered, ['sarif', 'prowler-asff', 'asff', 'prowler-ocsf']);
+  t.equal(meta.format_requested, 'auto');
+  t.same(data.findings.map((f: { status: string }) => f.status), ['open', 'resolved', 'accepted']);
+  t.match(data.summary, { results: 4, findings: 3, other: 1, other_statuses: { MANUAL: 1 } });
+  t.same(data.unmapped, []);
+
+  // The findings feed POST /v1/gap-analysis as they are (passes count with include_resolved).
+  const analysis = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['SOC2'], findings: data.findings, options: { include_resolved: true } } });
+  t.equal(analysis.status, 200, analysis.text.slice(0, 300));
+  t.equal(analysis.body.data.summary.findings.submitted, 3);
+
+  const csv = await call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
+  t.equal(csv.status, 200);
+  t.same(csv.body.meta.formats_considered, ['prowler-csv']);
+});
+
+t.test('a large file is parsed in the worker pool and answers the same', async (t) => {
+  const key = await service.key('enterprise');
+  const body = bigProwlerCsv(400);
+  t.ok(body.length > INLINE_ANALYSIS_MAX_BYTES, 'above the inline size');
+  const res = await call(service, 'POST', '/v1/findings/import', { key, rawBody: body, headers: { 'content-type': 'text/csv' } });
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  t.equal(res.body.data.findings.length, 400);
+  t.equal(new Set(res.body.data.findings.map((f: { id: string }) => f.id)).size, 400, 'ids are unique per resource');
+  const analysis = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=prowler-csv', { key, rawBody: body, headers: { 'content-type': 'text/csv' } });
+  t.equal(analysis.status, 200, analysis.text.slice(0, 300));
+  t.equal(analysis.body.data.summary.findings.submitted, 400);
+  t.equal(analysis.body.meta.import.summary.findings, 400);
+});
+
+t.test('POST /v1/gap-analysis/import: stored like any analysis, meta.import, a control reached only by passes is compliant', async (t) => {
+  const key = await service.key('teams');
+  const passesOnly = 'CHECK_ID;STATUS;RESOURCE_UID\niam_root_mfa_enabled;PASS;arn:aws:iam::111122223333:root\n';
+  const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA', { key, rawBody: passesOnly, headers: { 'content-type': 'text/plain' } });
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  const { data, meta } = res.body;
+  const hipaa = data.by_framework.HIPAA;
+  t.ok(hipaa.compliant.length >= 1, 'controls reached by the pass are compliant');
+  t.same(hipaa.gaps, [], 'and none is a gap');
+  t.equal(data.summary.findings.excluded_resolved, 0, 'passes count by default on import');
+  t.match(meta.import, { format: 'prowler-csv', tool: 'prowler', summary: { results: 1, passed: 1, findings: 1 }, unmapped: [] });
+  t.ok(res.headers.get('x-analysis-expires-at'));
+
+  const stored = await call(service, 'GET', `/v1/gap-analysis/${data.id}`, { key });
+  t.equal(stored.status, 200);
+  t.equal(stored.text, res.text, 'GET returns the body import answered');
+
+  const excluded = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&include_resolved=false', { key, rawBody: passesOnly, headers: { 'content-type': 'text/plain' } });
+  t.equal(excluded.status, 200);
+  t.equal(excluded.body.data.summary.findings.excluded_resolved, 1, 'include_resolved=false drops passes, as on create');
+
+  const mixed = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&frameworks=SOC2&format=auto', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
+  t.equal(mixed.status, 200);
+  t.same(mixed.body.data.frameworks_requested, ['HIPAA', 'SOC2'], 'repeated and comma-separated frameworks');
+  t.ok(mixed.body.data.by_framework.HIPAA.gaps.length >= 1, 'the failure opens a gap');
+});
+
+t.test('refusals: unreadable file, media type, tier, frameworks, tier limits after conversion', async (t) => {
+  const pro = await service.key('pro');
+
+  const broken = await call(service, 'POST', '/v1/findings/import?format=trivy', { key: pro, rawBody: '{"SchemaVersion":2,"Results":[{"Target":"a","Misconfigurations":{"ID":"KSV001"}}]}' });
+  t.equal(broken.status, 400);
+  t.match(broken.body.error, { code: 'scan_unreadable', details: { format: 'trivy', format_requested: 'trivy', pointer: '/Results/0/Misconfigurations' } });
+
+  const csvLine = await call(service, 'POST', '/v1/findings/import', { key: pro, rawBody: 'CHECK_ID;STATUS\na;FAIL\nb;FAIL;extra\n', headers: { 'content-type': 'text/csv' } });
+  t.match(csvLine.body.error, { code: 'scan_unreadable', details: { format: 'prowler-csv', line: 3 } });
+
+  const nothing = await call(service, 'POST', '/v1/findings/import', { key: pro, rawBody: '{"hello":"world"}' });
+  t.equal(nothing.body.error.code, 'scan_unreadable');
+  t.equal(nothing.body.error.details.format, null);
+  t.ok(nothing.body.error.details.formats_considered.includes('kube-bench'), 'auto says what it considered');
+
+  const unknownFormat = await call(service, 'POST', '/v1/findings/import?format=nessus', { key: pro, rawBody: '{}' });
+  t.match(unknownFormat.body.error, { code: 'invalid_parameter', details: { parameter: 'format' } });
+
+  const xml = await call(service, 'POST', '/v1/findings/import', { key: pro, rawBody: '<xml/>', headers: { 'content-type': 'application/xml' } });
+  t.equal(xml.status, 415);
+  t.ok(xml.body.error.details.accepted.includes('text/csv'));
+
+  const community = await service.key('community');
+  const denied = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA', { key: community, rawBody: fixture('prowler.csv') });
+  t.equal(denied.body.error.code, 'GAP_TIER_REQUIRED');
+
+  const noFrameworks = await call(service, 'POST', '/v1/gap-analysis/import', { key: pro, rawBody: fixture('prowler.csv') });
+  t.match(noFrameworks.body.error, { code: 'invalid_parameter', details: { parameter: 'frameworks' } });
+
+  const tooMany = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA', { key: pro, rawBody: bigProwlerCsv(150), headers: { 'content-type': 'text/csv' } });
+  t.match(tooMany.body.error, { code: 'GAP_TOO_MANY_FINDINGS', details: { count: 150, limit: 100, tier: 'pro' } }, 'the tier limit counts findings after conversion');
+
+  const unknownFramework = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=NOPE', { key: pro, rawBody: fixture('prowler.csv') });
+  t.equal(unknownFramework.body.error.code, 'GAP_FRAMEWORK_NOT_FOUND');
+});
