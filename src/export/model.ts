@@ -3,8 +3,8 @@
  * frameworks (summary re-pooled over them), and flattened into one row per assessed control per
  * framework. Pure: the same stored result and options always give the same rows.
  */
-import type { AnalysisResult } from '../gap/result.js';
-import { postureScore, postureStatus } from '../gap/scoring.js';
+import { storedTally, type AnalysisResult } from '../gap/result.js';
+import { pooledPosture } from '../gap/scoring.js';
 import { bySeverityDescending, type PostureStatus } from '../core/vocabulary.js';
 import type { ExportFormat, ResolvedExportOptions } from '../schemas/export.js';
 
@@ -97,31 +97,8 @@ export function exportView(stored: { data: AnalysisData; meta: AnalysisMeta }, o
 
 /** The same pooling rule as the analysis summary (docs/scoring.md), over the selected frameworks. */
 function pooledSummary(postures: ReadonlyArray<FrameworkResult['posture']>): SelectionSummary {
-  const counts = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
-  let total = 0;
-  let critical = 0;
-  let high = 0;
-  for (const p of postures) {
-    counts.compliant += p.controls_compliant;
-    counts.partially_compliant += p.controls_partial;
-    counts.non_compliant += p.controls_non_compliant;
-    counts.not_assessed += p.controls_not_assessed;
-    total += p.controls_total;
-    critical += p.critical_gaps;
-    high += p.high_gaps;
-  }
-  const assessed = total - counts.not_assessed;
-  const score = postureScore(counts.compliant, counts.partially_compliant, assessed);
-  return {
-    posture: postureStatus(score, critical + high > 0),
-    score,
-    coverage: total === 0 ? 0 : Math.round((1000 * assessed) / total) / 1000,
-    controls_total: total,
-    controls_assessed: assessed,
-    counts,
-    critical_gaps: critical,
-    high_gaps: high,
-  };
+  const { status, score, coverage, controls_total, controls_assessed, counts, critical_gaps, high_gaps } = pooledPosture(postures.map(storedTally));
+  return { posture: status, score, coverage, controls_total, controls_assessed, counts, critical_gaps, high_gaps };
 }
 
 export interface RowRemediation {

@@ -8,6 +8,7 @@
  * Rendered in a pool worker.
  */
 import PDFDocument from 'pdfkit';
+import { AT_RISK_SCORE, COMPLIANT_SCORE, SCORING_VERSION, scoringMethod } from '../gap/scoring.js';
 import { capitalize, gapsByUrgency, statusLabel, type ExportHeader, type ExportView, type GapResult } from './model.js';
 
 type Doc = PDFKit.PDFDocument;
@@ -198,7 +199,7 @@ function barLayout(view: ExportView, valueWidth: number) {
   return { labelWidth, valueWidth, plotX: LEFT + labelWidth, plotWidth: WIDTH - labelWidth - valueWidth, barHeight, rowHeight: barHeight + 6 };
 }
 
-/** Horizontal bars, 0 to 100, coloured by posture, with the at-risk (60) and compliant (90) thresholds. */
+/** Horizontal bars, 0 to 100, coloured by posture, with the at-risk and compliant thresholds of the scoring model. */
 function scoreChart(doc: Doc, view: ExportView): void {
   const { labelWidth, valueWidth, plotX, plotWidth, barHeight, rowHeight } = barLayout(view, 36);
   const top = doc.y + 14;
@@ -217,8 +218,8 @@ function scoreChart(doc: Doc, view: ExportView): void {
   });
   // Thresholds over the bars: the posture bands of docs/scoring.md.
   for (const [threshold, text] of [
-    [60, 'at risk from 60'],
-    [90, 'compliant from 90'],
+    [AT_RISK_SCORE, `at risk from ${AT_RISK_SCORE}`],
+    [COMPLIANT_SCORE, `compliant from ${COMPLIANT_SCORE}`],
   ] as const) {
     const x = plotX + (plotWidth * threshold) / 100;
     doc.save().moveTo(x, top - 4).lineTo(x, top + height).dash(2.5, { space: 2 }).lineWidth(0.8).strokeColor(COLOR.ink).strokeOpacity(0.55).stroke().restore();
@@ -476,15 +477,15 @@ function method(doc: Doc, view: ExportView): void {
   doc.addPage();
   heading(doc, 'Method and definitions');
   const analysisOptions = view.data.options as { min_confidence?: number; include_resolved?: boolean };
-  const minConfidence = typeof analysisOptions.min_confidence === 'number' ? ` (${analysisOptions.min_confidence})` : '';
-  const includeResolved = analysisOptions.include_resolved === true;
-  const items: Array<[string, string]> = [
-    ['Findings to controls', 'Each finding names a registry signal. A finding reaches a control through every mapping of its signal into a selected framework whose confidence is at least the analysis\'s minimum confidence' + minConfidence + '. Resolved findings are ' + (includeResolved ? 'included as passing evidence in this analysis.' : 'left out in this analysis.')],
-    ['Control status', 'Non-compliant: an open or in-progress finding reaches the control through a primary mapping. Partially compliant: failing findings reach it only through supporting or partial mappings, or a risk-accepted finding reaches it. Compliant: only passing evidence (resolved or false-positive findings) reaches it. Not assessed: no finding reaches it; a control without evidence is never counted compliant.'],
-    ['Posture score', 'Score = 100 x (compliant + 0.5 x partially compliant) / assessed controls, to one decimal. Coverage = assessed / total controls. Posture: compliant at 90 or more with no critical or high gap; at risk at 60 or more (or 90 or more with a critical or high gap); non-compliant below 60.'],
-    ['Severity and priority', 'A gap\'s severity is the highest among its failing or accepted findings. Remediation priority runs from 1 (critical) to 5 and moves up one step when the fix closes gaps in three or more selected frameworks.'],
-    ['Versions', `Registry ${view.meta.registry_version}, scoring method ${view.meta.scoring_version}, result format ${view.meta.version}. A change of method changes the scoring version, so results of different versions are not directly comparable.`],
-  ];
+  const items: Array<[string, string]> = scoringMethod({ min_confidence: analysisOptions.min_confidence, include_resolved: analysisOptions.include_resolved === true }).map(
+    (section) => [section.title, section.text],
+  );
+  const scoredWith = view.meta.scoring_version;
+  items.push([
+    'Versions',
+    `Registry ${view.meta.registry_version}, scoring method ${scoredWith}, result format ${view.meta.version}. A change of method changes the scoring version, so results of different versions are not directly comparable.` +
+      (scoredWith === SCORING_VERSION ? '' : ` This analysis was scored with method ${scoredWith}; the text above describes method ${SCORING_VERSION}.`),
+  ]);
   for (const [title, text] of items) {
     ensure(doc, 60);
     doc.font(FONT.bold).fontSize(10).fillColor(COLOR.navy).text(title, LEFT, doc.y, { width: WIDTH });

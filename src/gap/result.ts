@@ -1,5 +1,5 @@
 import type { AnalysisOutcome, ControlAssessment, FrameworkOutcome } from './engine.js';
-import { RESULT_FORMAT_VERSION, SCORING_VERSION } from './scoring.js';
+import { RESULT_FORMAT_VERSION, SCORING_VERSION, type PostureTally } from './scoring.js';
 
 export interface ResultContext {
   id: string;
@@ -117,5 +117,21 @@ function variantBFramework(framework: FrameworkOutcome) {
       confidence: control.confidence,
       validated_by: control.reaches.map((reach) => ({ finding_id: reach.finding.id, signal_id: reach.finding.signal_id, finding_status: reach.finding.status })),
     })),
+  };
+}
+
+export type StoredFrameworkPosture = ReturnType<typeof variantBFramework>['posture'];
+
+/** A stored framework posture (Variant B) as a tally to pool with others (compare, filtered exports). */
+export function storedTally(posture: StoredFrameworkPosture): PostureTally {
+  return {
+    counts: {
+      compliant: posture.controls_compliant,
+      partially_compliant: posture.controls_partial,
+      non_compliant: posture.controls_non_compliant,
+      not_assessed: posture.controls_not_assessed,
+    },
+    critical_gaps: posture.critical_gaps,
+    high_gaps: posture.high_gaps,
   };
 }
