@@ -46,7 +46,7 @@ export function validateBatch(task: ValidateBatchTask): BatchOutcome {
   return validateItems(task.schema, task.items);
 }
 
-/** POST/GET /v1/gap-analysis/:id/export as pdf or xlsx: the whole file, transferred back. */
+/** POST/GET /v1/gap-analysis/:id/export of a format rendered in the pool (pdf, xlsx): the whole file, transferred back. */
 export async function renderExport(task: RenderExportTask): Promise<Uint8Array> {
   const file = await renderExportFile(task, registryEvidence(gapIndexOf(registry)));
   return transferring(file, file.buffer);

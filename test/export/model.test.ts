@@ -8,7 +8,7 @@ import { STREAM_CHUNK_BYTES } from '../../src/export/chunks.js';
 import { csvExport } from '../../src/export/csv.js';
 import { jsonExport } from '../../src/export/json.js';
 import { controlRows, exportHeader, exportView, gapsByUrgency, neutralizeFormula, parseStoredAnalysis, registryEvidence } from '../../src/export/model.js';
-import { pdfText } from '../../src/export/pdf.js';
+import { pdfText } from '../../src/export/pdf/layout.js';
 import { testRegistry } from '../helpers/findings.js';
 import { HOSTILE_IDS, mixedFindings } from './fixture.js';
 import { collect, parseCsv } from './read-back.js';
