@@ -21,6 +21,8 @@ export interface Finding {
   observed_at?: string;
   severity?: { level: Severity; score?: number };
   artifact?: { type?: string; id?: string; provider?: string };
+  /** Set on findings converted from a scanner's file: the tool that reported them. */
+  source?: { tool?: string };
 }
 
 export interface AnalysisOptions {
@@ -122,9 +124,38 @@ export interface FrameworkSynergy {
 export interface AnalysisOutcome {
   frameworks: FrameworkOutcome[];
   overall: { counts: ControlCounts; controls_total: number; score: number | null; coverage: number; status: PostureStatus; critical_gaps: number; high_gaps: number };
-  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number };
+  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number } & FindingsScope;
   common_gaps: CommonGap[];
   synergies: FrameworkSynergy[];
+}
+
+/** What the submitted findings cover, for a report's scope: when they were observed and which tools reported them. */
+export interface FindingsScope {
+  /** Earliest and latest observed_at (UTC); null when no finding gives one. */
+  observed_from: string | null;
+  observed_to: string | null;
+  /** The tools the findings name (source.tool), sorted; empty when none does. */
+  sources: string[];
+}
+
+function findingsScope(findings: readonly Finding[]): FindingsScope {
+  let earliest = Infinity;
+  let latest = -Infinity;
+  const tools = new Set<string>();
+  for (const finding of findings) {
+    if (finding.observed_at !== undefined) {
+      const at = Date.parse(finding.observed_at);
+      if (at < earliest) earliest = at;
+      if (at > latest) latest = at;
+    }
+    const tool = finding.source?.tool;
+    if (typeof tool === 'string' && tool !== '') tools.add(tool);
+  }
+  return {
+    observed_from: Number.isFinite(earliest) ? new Date(earliest).toISOString() : null,
+    observed_to: Number.isFinite(latest) ? new Date(latest).toISOString() : null,
+    sources: [...tools].sort(byCodeUnits),
+  };
 }
 
 /** Control ids sort naturally (A.5.2 before A.5.10); one shared collator, since creating one per compare is costly. */
@@ -240,7 +271,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
       critical_gaps: overall.critical_gaps,
       high_gaps: overall.high_gaps,
     },
-    findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped },
+    findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped, ...findingsScope(findings) },
     common_gaps: options.include_cross_framework ? commonGaps(registry, gapFrameworksBySignal) : [],
     synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence) : [],
   };

@@ -1,7 +1,7 @@
-/** The appendix: method and definitions, as the scoring model states them. */
+/** The appendix: method and definitions as the scoring model states them, and the controls no finding reached. */
 import { SCORING_VERSION, scoringMethod } from '../../gap/scoring.js';
 import type { ExportView } from '../model.js';
-import { COLOR, ensure, FONT, heading, LEFT, pdfText, WIDTH, type Doc } from './layout.js';
+import { COLOR, ensure, FONT, heading, LEFT, paragraph, pdfText, plural, subheading, table, WIDTH, type Doc, type TableColumn } from './layout.js';
 
 export function method(doc: Doc, view: ExportView): void {
   doc.addPage();
@@ -30,5 +30,33 @@ export function method(doc: Doc, view: ExportView): void {
       doc.y,
       { width: WIDTH },
     );
+  }
+}
+
+/**
+ * Every control of the selected frameworks that no finding reached, from the registry the service
+ * runs (the same registry version as the analysis unless the registry was updated since).
+ */
+export function notAssessedAppendix(doc: Doc, view: ExportView): void {
+  doc.addPage();
+  heading(doc, 'Controls not assessed');
+  const total = view.frameworks.reduce((sum, code) => sum + view.data.by_framework[code].posture.controls_not_assessed, 0);
+  paragraph(
+    doc,
+    `${plural(total, 'control')} of the selected frameworks ${total === 1 ? 'was' : 'were'} not reached by any finding: the analysis says nothing about ${total === 1 ? 'it' : 'them'}. ` +
+      '"Signals" is how many registry signals map to the control; 0 means no scanner finding can assess it and it needs other evidence.',
+  );
+  const columns: TableColumn[] = [
+    { title: 'Control', width: 95 },
+    { title: 'Title', width: 250 },
+    { title: 'Category', width: 115 },
+    { title: 'Signals', width: 35, align: 'right' },
+  ];
+  for (const code of view.frameworks) {
+    const controls = view.notAssessed(code);
+    if (!controls.length) continue;
+    doc.moveDown(0.8);
+    subheading(doc, `${code}  ${view.data.by_framework[code].name} (${controls.length})`);
+    table(doc, columns, controls.map((c) => ({ cells: [c.id, c.title, c.category, String(c.mapped_signals)] })), { fontSize: 7, rowHeight: 11 });
   }
 }

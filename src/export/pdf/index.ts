@@ -1,20 +1,23 @@
 /**
- * The pdf export (pdfkit, built-in Helvetica): a report a compliance lead can hand to an auditor.
- * Cover; executive summary with key figures, a bar chart of posture score per framework and a
- * stacked bar of control statuses per framework (vector graphics); the framework table; the most
- * urgent gaps with remediation; cross-framework insights (common gaps, synergy matrix); a register
- * of every gap; method and definitions. Every page after the cover has a running header, and
- * every page a footer with the registry, scoring and export versions and "Page x of y".
+ * The pdf export (pdfkit; built-in Helvetica, and an embedded Unicode font for names Helvetica
+ * cannot draw): a report a compliance lead can hand to an auditor. Cover; scope (frameworks and
+ * versions, the findings' period and sources); executive summary with key figures, a bar chart of
+ * posture score per framework and a stacked bar of control statuses per framework (vector
+ * graphics); the framework table; the most urgent gaps with remediation; cross-framework insights
+ * (common gaps, synergy matrix); a register of every gap with the resources its findings name;
+ * method and definitions; the controls not assessed. Every page after the cover has a running
+ * header, and every page a footer with the registry, scoring and export versions and "Page x of y".
  * Rendered in a pool worker. One file per page kind; layout.ts holds what they share.
  */
 import PDFDocument from 'pdfkit';
 import type { ExportHeader, ExportView } from '../model.js';
-import { method } from './appendix.js';
+import { method, notAssessedAppendix } from './appendix.js';
 import { cover } from './cover.js';
 import { crossFramework } from './cross-framework.js';
 import { gapRegister } from './gap-register.js';
-import { COLOR, FONT, LEFT, MARGIN, PAGE, pdfText, WIDTH, type Doc } from './layout.js';
+import { COLOR, drawAnyScript, FONT, LEFT, MARGIN, PAGE, pdfText, WIDTH, type Doc } from './layout.js';
 import { priorityGaps } from './priority-gaps.js';
+import { scopePage } from './scope.js';
 import { executiveSummary, frameworkTable } from './summary.js';
 
 export async function renderPdf(view: ExportView, header: ExportHeader): Promise<Buffer> {
@@ -38,13 +41,16 @@ export async function renderPdf(view: ExportView, header: ExportHeader): Promise
     doc.on('error', reject);
   });
 
+  drawAnyScript(doc);
   cover(doc, view, header);
+  scopePage(doc, view);
   executiveSummary(doc, view);
   frameworkTable(doc, view);
   priorityGaps(doc, view);
   crossFramework(doc, view);
   gapRegister(doc, view);
   method(doc, view);
+  notAssessedAppendix(doc, view);
   decoratePages(doc, view, header);
 
   doc.end();

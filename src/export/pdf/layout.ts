@@ -4,6 +4,10 @@
  * small formatters for scores, shares and dates.
  */
 
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
 export type Doc = PDFKit.PDFDocument;
 
 export const PAGE = { width: 595.28, height: 841.89 };
@@ -91,6 +95,8 @@ export interface TableRow {
   cells: string[];
   /** Text colour per column index. */
   colors?: Record<number, string | undefined>;
+  /** A second, smaller line under the row from the second column on (the register's resources). */
+  detail?: string;
 }
 
 /** A ruled table with zebra rows; the header repeats on each page the table continues on. */
@@ -109,13 +115,15 @@ export function table(doc: Doc, columns: TableColumn[], rows: TableRow[], style:
   };
   ensure(doc, style.rowHeight * 3);
   drawHeader();
+  const detailSize = style.fontSize - 1;
   rows.forEach((row, index) => {
-    if (doc.y + style.rowHeight > BOTTOM) {
+    const height = style.rowHeight + (row.detail ? detailSize + 2 : 0);
+    if (doc.y + height > BOTTOM) {
       doc.addPage();
       drawHeader();
     }
     const y = doc.y;
-    if (index % 2 === 1) doc.rect(LEFT, y, WIDTH, style.rowHeight).fill(COLOR.panel);
+    if (index % 2 === 1) doc.rect(LEFT, y, WIDTH, height).fill(COLOR.panel);
     let x = LEFT;
     columns.forEach((column, c) => {
       const color = row.colors?.[c];
@@ -123,10 +131,26 @@ export function table(doc: Doc, columns: TableColumn[], rows: TableRow[], style:
       cellText(doc, pdfText(row.cells[c] ?? ''), x + 4, y + (style.rowHeight - style.fontSize) / 2 + 1, column.width - 8, column.align);
       x += column.width;
     });
-    doc.moveTo(LEFT, y + style.rowHeight).lineTo(LEFT + WIDTH, y + style.rowHeight).lineWidth(0.3).strokeColor(COLOR.rule).stroke();
+    if (row.detail) {
+      doc.font(FONT.regular).fontSize(detailSize).fillColor(COLOR.muted);
+      cellText(doc, pdfText(row.detail), LEFT + columns[0].width + 4, y + style.rowHeight - 2, WIDTH - columns[0].width - 8);
+    }
+    doc.moveTo(LEFT, y + height).lineTo(LEFT + WIDTH, y + height).lineWidth(0.3).strokeColor(COLOR.rule).stroke();
     doc.x = LEFT;
-    doc.y = y + style.rowHeight;
+    doc.y = y + height;
   });
+}
+
+/** As many items as fit on one line of `width` points at the current font, then how many more there are. */
+export function listThatFits(doc: Doc, prefix: string, items: readonly string[], width: number, more: (rest: number) => string): string {
+  let line = prefix;
+  for (let i = 0; i < items.length; i++) {
+    const candidate = `${line}${i ? '; ' : ''}${pdfText(items[i])}`;
+    const rest = items.length - i - 1;
+    if (doc.widthOfString(rest ? `${candidate}${more(rest)}` : candidate) > width && i > 0) return `${line}${more(items.length - i)}`;
+    line = candidate;
+  }
+  return line;
 }
 
 export function heading(doc: Doc, text: string): void {
@@ -199,21 +223,99 @@ export function fit(doc: Doc, text: string, width: number): string {
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
 const REPLACEMENTS: Record<string, string> = { '≥': '>=', '≤': '<=', '→': '->', '←': '<-', '×': 'x', '≠': '!=', '‐': '-', '‑': '-', '−': '-', ' ': ' ', '✓': 'v', Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', ı: 'i' };
 
+function inWinAnsi(char: string, code: number): boolean {
+  return (code >= 0x20 && code < 0x7f) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(char) || char === '\n';
+}
+
+/** Latin letters beyond Latin-1 (Extended-A/B, Extended Additional): neither font has them, their base letters read well. */
+const isExtendedLatin = (code: number) => (code >= 0x100 && code <= 0x24f) || (code >= 0x1e00 && code <= 0x1eff);
+
 /**
- * Text as the built-in Helvetica can draw it: known symbols spelled out, accents kept where
- * Latin-1 has them, anything else replaced by "?" rather than drawn as a wrong glyph.
+ * Text as the report draws it: known symbols spelled out, control characters dropped, Latin letters
+ * outside Latin-1 reduced to their base letter (Č → C) or "?"; every other script is kept for the
+ * embedded Unicode font (drawAnyScript), which shows what it has a glyph for.
  */
 export function pdfText(text: string): string {
   let out = '';
   for (const char of text) {
     const code = char.codePointAt(0)!;
-    if ((code >= 0x20 && code < 0x7f) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(char) || char === '\n') out += char;
+    if (inWinAnsi(char, code)) out += char;
     else if (REPLACEMENTS[char] !== undefined) out += REPLACEMENTS[char];
     else if (code === 0x09) out += ' ';
     else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) continue;
-    else {
+    else if (isExtendedLatin(code)) {
       const base = char.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
       out += base && [...base].every((c) => c.charCodeAt(0) < 0x100) ? base : '?';
+    } else out += char;
+  }
+  return out;
+}
+
+/** True when the built-in Helvetica can draw every character (WinAnsi). */
+export function fitsWinAnsi(text: string): boolean {
+  for (const char of text) if (!inWinAnsi(char, char.codePointAt(0)!)) return false;
+  return true;
+}
+
+/**
+ * Noto Sans JP (SIL OFL 1.1, npm @embedpdf/fonts-jp): Latin-1, Greek, Cyrillic, kana and the
+ * JIS kanji in one font. Read once per worker; pdfkit embeds only the glyphs a report uses.
+ */
+const UNICODE_FONT_FILES = { regular: 'NotoSansJP-Regular.otf', bold: 'NotoSansJP-Bold.otf' };
+let unicodeFonts: { regular: Buffer; bold: Buffer } | undefined;
+
+function loadUnicodeFonts(): { regular: Buffer; bold: Buffer } {
+  if (!unicodeFonts) {
+    const dir = join(dirname(createRequire(import.meta.url).resolve('@embedpdf/fonts-jp')), '..', 'fonts');
+    unicodeFonts = { regular: readFileSync(join(dir, UNICODE_FONT_FILES.regular)), bold: readFileSync(join(dir, UNICODE_FONT_FILES.bold)) };
+  }
+  return unicodeFonts;
+}
+
+const UNICODE_FOR: Record<string, string> = { [FONT.regular]: 'Unicode', [FONT.bold]: 'Unicode-Bold', [FONT.italic]: 'Unicode' };
+
+/**
+ * Names in any script print: a string Helvetica cannot draw is drawn (and measured) in the
+ * embedded Unicode font, with the same size and weight; everything else stays in Helvetica, so a
+ * report without such names costs what it did. Every text call goes through text, widthOfString
+ * or heightOfString, so wrapping these three covers them all. A character the Unicode font has
+ * no glyph for either is drawn as "?" rather than as an empty box.
+ */
+export function drawAnyScript(doc: Doc): void {
+  let registered = false;
+  const fontName = () => (doc as unknown as { _font: { name: string } })._font.name;
+  for (const method of ['text', 'widthOfString', 'heightOfString'] as const) {
+    const original = (doc[method] as (...args: unknown[]) => unknown).bind(doc);
+    (doc as unknown as Record<string, unknown>)[method] = (text: unknown, ...rest: unknown[]) => {
+      const current = fontName();
+      const fallback = typeof text === 'string' && UNICODE_FOR[current] && !fitsWinAnsi(text) ? UNICODE_FOR[current] : undefined;
+      if (!fallback) return original(text, ...rest);
+      if (!registered) {
+        const fonts = loadUnicodeFonts();
+        doc.registerFont('Unicode', fonts.regular);
+        doc.registerFont('Unicode-Bold', fonts.bold);
+        registered = true;
+      }
+      doc.font(fallback);
+      try {
+        return original(withGlyphs(doc, text as string), ...rest);
+      } finally {
+        doc.font(current);
+      }
+    };
+  }
+}
+
+function withGlyphs(doc: Doc, text: string): string {
+  const font = (doc as unknown as { _font: { font: { hasGlyphForCodePoint(code: number): boolean } } })._font.font;
+  let out = '';
+  const has = (char: string) => char === '\n' || font.hasGlyphForCodePoint(char.codePointAt(0)!);
+  for (const char of text) {
+    if (has(char)) out += char;
+    else {
+      // An accented letter the font lacks (Greek with tonos) reads well as its base letter; JIS has no final sigma.
+      const base = char === 'ς' ? 'σ' : char.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+      out += base && [...base].every(has) ? base : '?';
     }
   }
   return out;
