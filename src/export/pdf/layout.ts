@@ -251,8 +251,12 @@ export function pdfText(text: string): string {
   return out;
 }
 
+/** Printable ASCII and Latin-1: nearly every string a report draws, checked without a loop. */
+const LATIN_1 = /^[\x20-\x7e\xa0-\xff\n]*$/;
+
 /** True when the built-in Helvetica can draw every character (WinAnsi). */
 export function fitsWinAnsi(text: string): boolean {
+  if (LATIN_1.test(text)) return true;
   for (const char of text) if (!inWinAnsi(char, char.codePointAt(0)!)) return false;
   return true;
 }
