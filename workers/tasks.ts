@@ -10,7 +10,7 @@ import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from 
 import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src/validation/validator.js';
 import { gapIndexOf } from '../src/gap/gap-index.js';
 import { compareStored, type CompareOutcome, type CompareTask } from '../src/gap/compare.js';
-import { registryEvidence } from '../src/export/model.js';
+import { registryControls, registryEvidence } from '../src/export/model.js';
 import { renderExport as renderExportFile } from '../src/export/render.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
 import type { TaskModule } from '../src/pool.js';
@@ -53,9 +53,10 @@ export function validateBatch(task: ValidateBatchTask): BatchOutcome {
   return validateItems(task.schema, task.items);
 }
 
-/** POST/GET /v1/gap-analysis/:id/export as pdf or xlsx: the whole file, transferred back. */
+/** POST/GET /v1/gap-analysis/:id/export of a format rendered in the pool (pdf, xlsx): the whole file, transferred back. */
 export async function renderExport(task: RenderExportTask): Promise<Uint8Array> {
-  const file = await renderExportFile(task, registryEvidence(gapIndexOf(registry)));
+  const index = gapIndexOf(registry);
+  const file = await renderExportFile(task, registryEvidence(index), registryControls(index));
   return transferring(file, file.buffer);
 }
 

@@ -1,15 +1,14 @@
 /**
  * Exports of a stored gap analysis (spec 4.4): POST /v1/gap-analysis/:id/export (Variant A, body)
  * and GET /v1/gap-analysis/:id/export (Variant B, query). The answer is the file itself, no
- * envelope. json and csv stream from this thread as the socket drains; pdf and xlsx are rendered
- * whole in the worker pool and sent with backpressure. docs/exports.md describes each format.
+ * envelope. The writer table (src/export/writers.ts) says per format what it is sent as, which tier
+ * may ask for it and where it is produced: streamed from this thread as the socket drains, or
+ * rendered whole in the worker pool and sent with backpressure. docs/exports.md describes each format.
  */
 import { ApiError, invalidParameter } from '../core/errors.js';
 import type { Reply, Route, RouteContext } from '../http/route.js';
-import { csvExport } from '../export/csv.js';
-import { EXPORT_FORMAT_SPECS } from '../export/formats.js';
-import { jsonExport } from '../export/json.js';
-import { exportHeader, exportView, parseStoredAnalysis, registryEvidence } from '../export/model.js';
+import { exportHeader, registryEvidence } from '../export/model.js';
+import { EXPORT_WRITERS } from '../export/writers.js';
 import { ExportBody, ExportJsonFile, ExportQuery, type ExportFormat, type RenderExportTask, type ResolvedExportOptions } from '../schemas/export.js';
 import { gapIndexOf } from '../gap/gap-index.js';
 import { tierAtLeast } from '../tiers.js';
@@ -31,12 +30,12 @@ interface ExportRequest {
  */
 async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promise<Reply> {
   const { services, account } = ctx;
-  const spec = EXPORT_FORMAT_SPECS[request.format];
-  if (!tierAtLeast(account.tier, spec.tier)) {
+  const writer = EXPORT_WRITERS[request.format];
+  if (!tierAtLeast(account.tier, writer.tier)) {
     throw new ApiError(
       'GAP_TIER_REQUIRED',
-      { required_tier: spec.tier, current_tier: account.tier, format: request.format },
-      { message: `The ${request.format} export requires the ${spec.tier} tier or above (current tier: ${account.tier})` },
+      { required_tier: writer.tier, current_tier: account.tier, format: request.format },
+      { message: `The ${request.format} export requires the ${writer.tier} tier or above (current tier: ${account.tier})` },
     );
   }
   const requested = request.frameworks?.map((code) => resolveFramework(services.registry, request.frameworksParameter, code, services.registry.gapFrameworkCodes()));
@@ -61,8 +60,8 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
   };
   const generatedAt = now.toISOString();
   const headers = {
-    'Content-Type': spec.contentType,
-    'Content-Disposition': `attachment; filename="${entry.id}.${spec.extension}"`,
+    'Content-Type': writer.contentType,
+    'Content-Disposition': `attachment; filename="${entry.id}.${writer.extension}"`,
     'Cache-Control': 'private, no-store',
     'X-Content-Type-Options': 'nosniff',
     'X-Analysis-Expires-At': entry.expires_at,
@@ -70,22 +69,16 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
   // The gap index holds every control's evidence in memory; a registry read per control costs far more.
   const evidence = registryEvidence(gapIndexOf(services.registry));
 
-  switch (request.format) {
-    case 'json':
-      return { headers, stream: jsonExport(stored.payload, exportHeader('json', entry.id, account.name, generatedAt, options), options, evidence) };
-    case 'csv':
-      // Parsed here, before the response starts, so that a fault is still an ordinary 500.
-      return { headers, stream: csvExport(exportView(parseStoredAnalysis(stored.payload), options, evidence)) };
-    case 'pdf':
-    case 'xlsx': {
-      // The stored copy is ours alone: transfer it to the worker rather than copy it again.
-      const bytes = stored.payload;
-      const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-      const task: RenderExportTask = { format: request.format, payload, options, account: account.name, generatedAt };
-      const file = await services.pool.run('renderExport', task, [payload.buffer as ArrayBuffer]);
-      return { headers, file: Buffer.from(file.buffer, file.byteOffset, file.byteLength) };
-    }
+  if (writer.runs === 'http-thread') {
+    const header = exportHeader(request.format, entry.id, account.name, generatedAt, options);
+    return { headers, stream: writer.stream({ payload: stored.payload, header, options, evidence }) };
   }
+  // The stored copy is ours alone: transfer it to the worker rather than copy it again.
+  const bytes = stored.payload;
+  const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const task: RenderExportTask = { format: request.format, payload, options, account: account.name, generatedAt };
+  const file = await services.pool.run('renderExport', task, [payload.buffer as ArrayBuffer]);
+  return { headers, file: Buffer.from(file.buffer, file.byteOffset, file.byteLength) };
 }
 
 function postExport(ctx: RouteContext<unknown, ExportBody>): Promise<Reply> {
@@ -111,7 +104,7 @@ function getExport(ctx: RouteContext<ExportQuery>): Promise<Reply> {
   });
 }
 
-const PRODUCES = Object.values(EXPORT_FORMAT_SPECS).map((spec) => spec.contentType);
+const PRODUCES = Object.values(EXPORT_WRITERS).map((writer) => writer.contentType);
 const ERRORS = ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED', 'invalid_parameter', 'service_busy', 'task_timeout'] as const;
 
 export const exportRoutes: Route[] = [

@@ -10,7 +10,7 @@ import { coalesce } from './chunks.js';
 import { controlRows, LIST_SEPARATOR, neutralizeFormula, type ControlRow, type ExportView } from './model.js';
 import type { ResolvedExportOptions } from '../schemas/export.js';
 
-const BASE_COLUMNS = ['framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids'];
+const BASE_COLUMNS = ['framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids', 'resources'];
 const REMEDIATION_COLUMNS = ['remediation_priority', 'remediation_priority_rank', 'remediation_effort', 'remediation_guidance', 'remediation_steps'];
 const EVIDENCE_COLUMNS = ['evidence_requirements'];
 
@@ -31,6 +31,7 @@ export function csvRecord(row: ControlRow, options: Pick<ResolvedExportOptions, 
     row.confidence,
     row.signal_ids.join(LIST_SEPARATOR),
     row.finding_ids.join(LIST_SEPARATOR),
+    row.resources.join(LIST_SEPARATOR),
   ];
   if (options.include_remediation) {
     const r = row.remediation;

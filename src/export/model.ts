@@ -3,8 +3,8 @@
  * frameworks (summary re-pooled over them), and flattened into one row per assessed control per
  * framework. Pure: the same stored result and options always give the same rows.
  */
-import type { AnalysisResult } from '../gap/result.js';
-import { postureScore, postureStatus } from '../gap/scoring.js';
+import { storedTally, type AnalysisResult, type Resource } from '../gap/result.js';
+import { pooledPosture } from '../gap/scoring.js';
 import { bySeverityDescending, type PostureStatus } from '../core/vocabulary.js';
 import type { ExportFormat, ResolvedExportOptions } from '../schemas/export.js';
 
@@ -19,8 +19,23 @@ export type FrameworkSynergy = AnalysisData['cross_framework']['framework_synerg
 /** Evidence items of a control, for analyses stored without include_evidence_requirements. */
 export type EvidenceLookup = (framework: string, controlId: string) => readonly string[] | undefined;
 
-/** Bumped when a column, sheet or field of any export format changes meaning or position. */
-export const EXPORT_FORMAT_VERSION = '1.0.0';
+/** A framework's controls in the registry, for listing those an analysis did not assess. */
+export type ControlCatalogue = (framework: string) => ReadonlyArray<CatalogueControl>;
+
+export interface CatalogueControl {
+  id: string;
+  title: string;
+  category: string;
+  /** Signals the registry maps to the control: 0 means no finding could ever assess it. */
+  mapped_signals: number;
+}
+
+/**
+ * Bumped when a column, sheet or field of any export format changes meaning or position.
+ * 1.1.0: resources per gap (csv `resources` after `finding_ids`, xlsx Resources column), the
+ * Scope and Not assessed sheets, the pdf scope page and not-assessed appendix.
+ */
+export const EXPORT_FORMAT_VERSION = '1.1.0';
 
 export interface ExportHeader {
   format: ExportFormat;
@@ -68,13 +83,15 @@ export interface ExportView {
   synergies: FrameworkSynergy[];
   /** Evidence items of an assessed control ([] when none are known). */
   evidenceOf(framework: string, controlId: string, gap?: GapResult): readonly string[];
+  /** The framework's controls that no finding reached, in natural id order ([] without a catalogue). */
+  notAssessed(framework: string): CatalogueControl[];
 }
 
 export function parseStoredAnalysis(payload: Uint8Array): { data: AnalysisData; meta: AnalysisMeta } {
   return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8')) as AnalysisResult;
 }
 
-export function exportView(stored: { data: AnalysisData; meta: AnalysisMeta }, options: ResolvedExportOptions, lookup?: EvidenceLookup): ExportView {
+export function exportView(stored: { data: AnalysisData; meta: AnalysisMeta }, options: ResolvedExportOptions, lookup?: EvidenceLookup, catalogue?: ControlCatalogue): ExportView {
   const { data, meta } = stored;
   const all = Object.keys(data.by_framework);
   const wanted = options.frameworks ? new Set(options.frameworks) : undefined;
@@ -92,36 +109,70 @@ export function exportView(stored: { data: AnalysisData; meta: AnalysisMeta }, o
     evidenceOf(framework, controlId, gap) {
       return gap?.evidence_requirements ?? lookup?.(framework, controlId) ?? [];
     },
+    notAssessed(framework) {
+      const section = data.by_framework[framework];
+      if (!catalogue || !section) return [];
+      const assessed = new Set<string>();
+      for (const gap of section.gaps) assessed.add(gap.control.id);
+      for (const control of section.compliant) assessed.add(control.control.id);
+      return catalogue(framework)
+        .filter((control) => !assessed.has(control.id))
+        .sort((a, b) => naturalOrder.compare(a.id, b.id));
+    },
   };
+}
+
+/** Control ids in natural order (A.5.2 before A.5.10), as the analysis lists them. */
+const naturalOrder = new Intl.Collator('en', { numeric: true });
+
+/** What an analysis covered, for a report's scope page or sheet. */
+export interface ExportScope {
+  frameworks: Array<{ code: string; name: string; version: string; controls_total: number; controls_assessed: number }>;
+  /** Earliest and latest observed_at of the submitted findings; null when none gave one (or stored before result format 1.1.0). */
+  observed_from: string | null;
+  observed_to: string | null;
+  /** Tools the findings name; empty when none does. */
+  sources: string[];
+  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number };
+  analysis_options: { min_confidence?: number; include_resolved?: boolean };
+  registry_version: string;
+  scoring_version: string;
+  result_format_version: string;
+}
+
+export function exportScope(view: ExportView): ExportScope {
+  const findings = view.data.summary.findings as AnalysisData['summary']['findings'] & Partial<{ observed_from: string | null; observed_to: string | null; sources: string[] }>;
+  const options = view.data.options as { min_confidence?: number; include_resolved?: boolean };
+  return {
+    frameworks: view.frameworks.map((code) => {
+      const framework = view.data.by_framework[code];
+      return { code, name: framework.name, version: framework.version, controls_total: framework.posture.controls_total, controls_assessed: framework.posture.controls_total - framework.posture.controls_not_assessed };
+    }),
+    observed_from: findings.observed_from ?? null,
+    observed_to: findings.observed_to ?? null,
+    sources: findings.sources ?? [],
+    findings: { submitted: findings.submitted, analyzed: findings.analyzed, excluded_resolved: findings.excluded_resolved, unmapped: findings.unmapped },
+    analysis_options: { min_confidence: options.min_confidence, include_resolved: options.include_resolved },
+    registry_version: view.meta.registry_version,
+    scoring_version: view.meta.scoring_version,
+    result_format_version: view.meta.version,
+  };
+}
+
+/** "id (type)" for each distinct resource a gap's findings name, in the gap's finding order ([] for results stored before 1.1.0). */
+export function gapResources(data: AnalysisData, gap: GapResult): string[] {
+  const table = (data as { resources?: Resource[] }).resources;
+  if (!table || !gap.resources) return [];
+  return gap.resources.map((index) => {
+    const { type, id } = table[index];
+    return id === undefined ? `(${type})` : type === undefined ? id : `${id} (${type})`;
+  });
 }
 
 /** The same pooling rule as the analysis summary (docs/scoring.md), over the selected frameworks. */
 function pooledSummary(postures: ReadonlyArray<FrameworkResult['posture']>): SelectionSummary {
-  const counts = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
-  let total = 0;
-  let critical = 0;
-  let high = 0;
-  for (const p of postures) {
-    counts.compliant += p.controls_compliant;
-    counts.partially_compliant += p.controls_partial;
-    counts.non_compliant += p.controls_non_compliant;
-    counts.not_assessed += p.controls_not_assessed;
-    total += p.controls_total;
-    critical += p.critical_gaps;
-    high += p.high_gaps;
-  }
-  const assessed = total - counts.not_assessed;
-  const score = postureScore(counts.compliant, counts.partially_compliant, assessed);
-  return {
-    posture: postureStatus(score, critical + high > 0),
-    score,
-    coverage: total === 0 ? 0 : Math.round((1000 * assessed) / total) / 1000,
-    controls_total: total,
-    controls_assessed: assessed,
-    counts,
-    critical_gaps: critical,
-    high_gaps: high,
-  };
+  const { status, score, coverage, controls_total, controls_assessed, counts, critical_gaps, high_gaps } = pooledPosture(postures.map(storedTally));
+  return { posture: status, score, coverage, controls_total, controls_assessed, counts, critical_gaps, high_gaps };
 }
 
 export interface RowRemediation {
@@ -145,6 +196,8 @@ export interface ControlRow {
   confidence: number;
   signal_ids: string[];
   finding_ids: string[];
+  /** Distinct resources the findings name, "id (type)"; [] for compliant controls (the result traces gaps only). */
+  resources: string[];
   /** Only with include_remediation; null when the control has none (compliant, or stored without). */
   remediation?: RowRemediation | null;
   /** Only with include_evidence. */
@@ -172,6 +225,7 @@ export function gapRow(view: ExportView, code: string, name: string, gap: GapRes
     confidence: gap.confidence,
     signal_ids: unique(gap.findings.map((f) => f.signal_id)),
     finding_ids: gap.findings.map((f) => f.finding_id),
+    resources: gapResources(view.data, gap),
   };
   if (view.options.include_remediation) {
     const r = gap.remediation;
@@ -193,6 +247,7 @@ function compliantRow(view: ExportView, code: string, name: string, control: Com
     confidence: control.confidence,
     signal_ids: unique(control.validated_by.map((v) => v.signal_id)),
     finding_ids: control.validated_by.map((v) => v.finding_id),
+    resources: [],
   };
   if (view.options.include_remediation) row.remediation = null;
   if (view.options.include_evidence) row.evidence = view.evidenceOf(code, control.control.id);
@@ -251,6 +306,18 @@ export function statusLabel(status: string): string {
 
 export function capitalize(word: string | null | undefined): string {
   return word ? word[0].toUpperCase() + word.slice(1) : '';
+}
+
+/** Every control of a framework from a registry (or its in-memory gap index), for the not-assessed lists. */
+export function registryControls(registry: {
+  controls(framework: string): ReadonlyArray<{ id: string; mapped_signals: ReadonlyArray<unknown> }>;
+  control(framework: string, id: string): { title: string; category: string } | undefined;
+}): ControlCatalogue {
+  return (framework) =>
+    registry.controls(framework).map((control) => {
+      const facts = registry.control(framework, control.id);
+      return { id: control.id, title: facts?.title ?? '', category: facts?.category ?? '', mapped_signals: control.mapped_signals.length };
+    });
 }
 
 /** Evidence items from a registry (or its in-memory gap index), for analyses stored without include_evidence_requirements. */

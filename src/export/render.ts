@@ -1,23 +1,24 @@
 /**
- * The renderExport worker task: stored analysis bytes + options in, file bytes out. pdf and xlsx
- * are built whole (their formats need the full document before the first byte is final), so they
- * run in the pool, off the thread that serves requests.
- *
- * pdfkit and exceljs take about a second to load; they are imported on a worker's first export
- * rather than at thread start, so neither service start-up nor workers that only analyse pay it.
+ * The renderExport worker task: stored analysis bytes + options in, file bytes out, for the
+ * formats the writer table renders in the pool (src/export/writers.ts). A writer's library is
+ * loaded on the worker's first export of that format, so neither service start-up nor workers
+ * that only analyse pay for it.
  */
 import type { RenderExportTask } from '../schemas/export.js';
-import { exportHeader, exportView, parseStoredAnalysis, type EvidenceLookup } from './model.js';
+import { exportHeader, exportView, parseStoredAnalysis, type ControlCatalogue, type EvidenceLookup } from './model.js';
+import { EXPORT_WRITERS, type RenderFile } from './writers.js';
 
-let writers: Promise<[typeof import('./pdf.js'), typeof import('./xlsx.js')]> | undefined;
+const loaded = new Map<string, Promise<RenderFile>>();
 
-export async function renderExport(task: RenderExportTask, lookup?: EvidenceLookup): Promise<Uint8Array> {
-  writers ??= Promise.all([import('./pdf.js'), import('./xlsx.js')]);
-  const [{ renderPdf }, { renderXlsx }] = await writers;
+export async function renderExport(task: RenderExportTask, lookup?: EvidenceLookup, catalogue?: ControlCatalogue): Promise<Uint8Array> {
+  const writer = EXPORT_WRITERS[task.format];
+  if (writer.runs !== 'worker-pool') throw new Error(`the ${task.format} export is streamed, not rendered in a worker`);
+  let render = loaded.get(task.format);
+  if (!render) loaded.set(task.format, (render = writer.load()));
   const stored = parseStoredAnalysis(task.payload);
-  const view = exportView(stored, task.options, lookup);
+  const view = exportView(stored, task.options, lookup, catalogue);
   const header = exportHeader(task.format, stored.data.analysis_id, task.account, task.generatedAt, task.options);
-  const file = task.format === 'pdf' ? await renderPdf(view, header) : await renderXlsx(view, header);
+  const file = await (await render)(view, header);
   // A Buffer may be a view into a shared pool; hand back bytes that own their memory so they can be transferred.
   return file.byteOffset === 0 && file.byteLength === file.buffer.byteLength ? file : new Uint8Array(file);
 }

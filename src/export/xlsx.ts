@@ -1,10 +1,11 @@
 /**
- * The xlsx export (exceljs): Summary (posture and counts per framework, status colours), Gaps,
- * Compliant, Cross-framework, Synergies and, when asked, Evidence. Every table has its header row
+ * The xlsx export (exceljs): Summary (posture and counts per framework, status colours), Scope
+ * (frameworks and versions, the findings' time span and sources), Gaps (with the resources their
+ * findings name), Compliant, Not assessed, Cross-framework, Synergies and, when asked, Evidence. Every table has its header row
  * frozen and an autofilter; numbers are numbers, dates are dates. Rendered in a pool worker.
  */
 import ExcelJS from 'exceljs';
-import { capitalize, controlRows, gapRow, neutralizeFormula, statusLabel, type ExportHeader, type ExportView } from './model.js';
+import { capitalize, controlRows, exportScope, gapRow, neutralizeFormula, statusLabel, type ExportHeader, type ExportView } from './model.js';
 
 /** Excel's hard limit on the characters of one cell. */
 const CELL_LIMIT = 32_767;
@@ -42,8 +43,10 @@ export async function renderXlsx(view: ExportView, header: ExportHeader): Promis
   workbook.title = `Gap analysis ${view.data.analysis_id}`;
 
   summarySheet(workbook, view, header);
+  scopeSheet(workbook, view);
   gapsSheet(workbook, view);
   compliantSheet(workbook, view);
+  notAssessedSheet(workbook, view);
   crossFrameworkSheet(workbook, view);
   synergiesSheet(workbook, view);
   if (view.options.include_evidence) evidenceSheet(workbook, view);
@@ -178,6 +181,7 @@ function gapsSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
     { header: 'Findings', width: 9, numFmt: '0' },
     { header: 'Signal IDs', width: 40, wrap: true },
     { header: 'Finding IDs', width: 30, wrap: true },
+    { header: 'Resources', width: 44, wrap: true },
   ];
   const { include_remediation: remediation, include_evidence: evidence } = view.options;
   if (remediation) {
@@ -206,6 +210,7 @@ function gapsSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
         row.finding_ids.length,
         cell(row.signal_ids.join('\n')),
         cell(row.finding_ids.join('\n')),
+        cell(row.resources.join('\n')),
       ];
       if (remediation) {
         const r = row.remediation;
@@ -216,6 +221,57 @@ function gapsSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
       paint(added.getCell(5), STATUS_STYLE[row.status]);
       if (row.severity) paint(added.getCell(6), SEVERITY_STYLE[row.severity]);
     }
+  }
+  finishTable(sheet, columns.length);
+}
+
+/** What the analysis covered: one row per selected framework, then the findings' span, sources and versions. */
+function scopeSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
+  const columns: Column[] = [
+    { header: 'Framework', width: 12 },
+    { header: 'Name', width: 40 },
+    { header: 'Version', width: 14 },
+    { header: 'Controls', width: 10, numFmt: '0' },
+    { header: 'Assessed', width: 10, numFmt: '0' },
+  ];
+  const sheet = tableSheet(workbook, 'Scope', columns);
+  const scope = exportScope(view);
+  for (const f of scope.frameworks) sheet.addRow([f.code, f.name, f.version, f.controls_total, f.controls_assessed]);
+  finishTable(sheet, columns.length);
+  sheet.addRow([]);
+  const details: Array<[string, string | number | Date]> = [
+    ['Findings observed from', scope.observed_from ? new Date(scope.observed_from) : 'not given by the findings'],
+    ['Findings observed to', scope.observed_to ? new Date(scope.observed_to) : 'not given by the findings'],
+    ['Sources', scope.sources.length ? scope.sources.join(', ') : 'not named by the findings'],
+    ['Findings submitted', scope.findings.submitted],
+    ['Findings analysed', scope.findings.analyzed],
+    ['Minimum mapping confidence', scope.analysis_options.min_confidence ?? ''],
+    ['Resolved findings', scope.analysis_options.include_resolved ? 'included as passing evidence' : 'left out'],
+    ['Registry version', scope.registry_version],
+    ['Scoring version', scope.scoring_version],
+    ['Result format version', scope.result_format_version],
+  ];
+  for (const [label, value] of details) {
+    const row = sheet.addRow([label, value]);
+    row.getCell(1).font = { bold: true };
+    const cell = row.getCell(2);
+    cell.alignment = { horizontal: 'left' };
+    if (value instanceof Date) cell.numFmt = 'yyyy-mm-dd hh:mm:ss';
+  }
+}
+
+/** Controls of the selected frameworks that no finding reached, from the registry. */
+function notAssessedSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
+  const columns: Column[] = [
+    { header: 'Framework', width: 11 },
+    { header: 'Control ID', width: 16 },
+    { header: 'Control title', width: 50, wrap: true },
+    { header: 'Category', width: 26, wrap: true },
+    { header: 'Signals mapped', width: 10, numFmt: '0' },
+  ];
+  const sheet = tableSheet(workbook, 'Not assessed', columns);
+  for (const code of view.frameworks) {
+    for (const control of view.notAssessed(code)) sheet.addRow([code, control.id, control.title, control.category, control.mapped_signals]);
   }
   finishTable(sheet, columns.length);
 }

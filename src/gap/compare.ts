@@ -1,6 +1,6 @@
-import type { AnalysisResult } from './result.js';
+import { storedTally, type AnalysisResult } from './result.js';
 import type { ComparisonData } from '../schemas/gap-result.js';
-import { postureScore } from './scoring.js';
+import { pooledPosture } from './scoring.js';
 
 type Data = AnalysisResult['data'];
 type ControlStatus = 'compliant' | 'partially_compliant' | 'non_compliant' | 'not_assessed';
@@ -25,16 +25,7 @@ function controlStates(data: Data, framework: string): Map<string, ControlState>
 
 /** The posture score over some frameworks of an analysis, by the scoring rule; null when none is assessed. */
 function pooledScore(data: Data, frameworks: readonly string[]): number | null {
-  let compliant = 0;
-  let partial = 0;
-  let assessed = 0;
-  for (const code of frameworks) {
-    const posture = data.by_framework[code].posture;
-    compliant += posture.controls_compliant;
-    partial += posture.controls_partial;
-    assessed += posture.controls_compliant + posture.controls_partial + posture.controls_non_compliant;
-  }
-  return postureScore(compliant, partial, assessed);
+  return pooledPosture(frameworks.map((code) => storedTally(data.by_framework[code].posture))).score;
 }
 
 const isGap = (status: ControlStatus | undefined) => status === 'non_compliant' || status === 'partially_compliant';

@@ -1,5 +1,17 @@
-import { evidenceKind, higherSeverity, postureScore, postureStatus, priorityLabel, remediationPriority, EFFORT_RANK, type Effort, type EvidenceKind } from './scoring.js';
-import { bySeverityDescending, SEVERITY_RANK, type ControlStatus, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
+import {
+  controlVerdict,
+  evidenceKind,
+  pooledPosture,
+  priorityLabel,
+  remediationPriority,
+  EFFORT_RANK,
+  type AssessedStatus,
+  type ControlCounts,
+  type Effort,
+  type Evidence,
+  type MappingRelationship,
+} from './scoring.js';
+import { bySeverityDescending, SEVERITY_RANK, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
 
 /** A finding after request validation; a missing status (Variant B) has been read as open. */
 export interface Finding {
@@ -9,6 +21,8 @@ export interface Finding {
   observed_at?: string;
   severity?: { level: Severity; score?: number };
   artifact?: { type?: string; id?: string; provider?: string };
+  /** Set on findings converted from a scanner's file: the tool that reported them. */
+  source?: { tool?: string };
 }
 
 export interface AnalysisOptions {
@@ -22,7 +36,7 @@ export interface AnalysisOptions {
 /** The registry facts the engine reads; src/registry's Registry provides them. */
 export interface GapRegistry {
   signal(id: string): { id: string; title: string; severity: Severity; effort: Effort; remediation_hint: string } | undefined;
-  mappingsOfSignal(id: string): ReadonlyArray<{ framework: string; control_id: string; relationship: 'primary' | 'supporting' | 'partial'; confidence: number }>;
+  mappingsOfSignal(id: string): ReadonlyArray<{ framework: string; control_id: string; relationship: MappingRelationship; confidence: number }>;
   framework(code: string): { code: string; name: string; version: string; control_count: number } | undefined;
   control(framework: string, id: string): { id: string; title: string; category: string; guidance: string; evidence: string[] } | undefined;
   controls(framework: string): ReadonlyArray<{ id: string; mapped_signals: ReadonlyArray<{ signal_id: string; confidence: number }> }>;
@@ -51,17 +65,14 @@ export function remediationStepsFrom(templateSteps: readonly string[], hint: str
   return texts.map((step) => step.trim()).map((text) => ({ text, key: text.toLowerCase(), verification: VERIFICATION_STEP.test(text) }));
 }
 
-interface Reach {
+interface Reach extends Evidence {
   finding: Finding;
-  kind: EvidenceKind;
-  relationship: 'primary' | 'supporting' | 'partial';
-  confidence: number;
 }
 
 export interface ControlAssessment {
   framework: string;
   control: { id: string; title: string; category: string };
-  status: Exclude<ControlStatus, 'not_assessed'>;
+  status: AssessedStatus;
   confidence: number;
   /** Highest severity among failing or accepted findings; null for a compliant control. */
   severity: Severity | null;
@@ -77,7 +88,7 @@ export interface FrameworkOutcome {
   name: string;
   version: string;
   controls_total: number;
-  counts: Record<ControlStatus, number>;
+  counts: ControlCounts;
   score: number | null;
   coverage: number;
   status: PostureStatus;
@@ -112,10 +123,39 @@ export interface FrameworkSynergy {
 
 export interface AnalysisOutcome {
   frameworks: FrameworkOutcome[];
-  overall: { counts: Record<ControlStatus, number>; controls_total: number; score: number | null; coverage: number; status: PostureStatus; critical_gaps: number; high_gaps: number };
-  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number };
+  overall: { counts: ControlCounts; controls_total: number; score: number | null; coverage: number; status: PostureStatus; critical_gaps: number; high_gaps: number };
+  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number } & FindingsScope;
   common_gaps: CommonGap[];
   synergies: FrameworkSynergy[];
+}
+
+/** What the submitted findings cover, for a report's scope: when they were observed and which tools reported them. */
+export interface FindingsScope {
+  /** Earliest and latest observed_at (UTC); null when no finding gives one. */
+  observed_from: string | null;
+  observed_to: string | null;
+  /** The tools the findings name (source.tool), sorted; empty when none does. */
+  sources: string[];
+}
+
+function findingsScope(findings: readonly Finding[]): FindingsScope {
+  let earliest = Infinity;
+  let latest = -Infinity;
+  const tools = new Set<string>();
+  for (const finding of findings) {
+    if (finding.observed_at !== undefined) {
+      const at = Date.parse(finding.observed_at);
+      if (at < earliest) earliest = at;
+      if (at > latest) latest = at;
+    }
+    const tool = finding.source?.tool;
+    if (typeof tool === 'string' && tool !== '') tools.add(tool);
+  }
+  return {
+    observed_from: Number.isFinite(earliest) ? new Date(earliest).toISOString() : null,
+    observed_to: Number.isFinite(latest) ? new Date(latest).toISOString() : null,
+    sources: [...tools].sort(byCodeUnits),
+  };
 }
 
 /** Control ids sort naturally (A.5.2 before A.5.10); one shared collator, since creating one per compare is costly. */
@@ -171,45 +211,32 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
   const outcomes: FrameworkOutcome[] = frameworks.map((code) => {
     const framework = registry.framework(code)!;
     const assessed = assessments.get(code)!;
-    const counts: Record<ControlStatus, number> = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
+    const counts: ControlCounts = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
     for (const assessment of assessed) counts[assessment.status] += 1;
-    const assessedCount = assessed.length;
-    counts.not_assessed = framework.control_count - assessedCount;
+    counts.not_assessed = framework.control_count - assessed.length;
     const rank = controlRanks(registry, code);
     const byControlOrder = (a: ControlAssessment, b: ControlAssessment) => rank.get(a.control.id)! - rank.get(b.control.id)!;
     const gaps = assessed.filter((a) => a.status !== 'compliant').sort((a, b) => byGapOrder(a, b) || byControlOrder(a, b));
     const compliant = assessed.filter((a) => a.status === 'compliant').sort(byControlOrder);
     const criticalGaps = gaps.filter((g) => g.severity === 'critical').length;
     const highGaps = gaps.filter((g) => g.severity === 'high').length;
-    const score = postureScore(counts.compliant, counts.partially_compliant, assessedCount);
+    const posture = pooledPosture([{ counts, critical_gaps: criticalGaps, high_gaps: highGaps }]);
     return {
       code,
       name: framework.name,
       version: framework.version,
       controls_total: framework.control_count,
       counts,
-      score,
-      coverage: ratio(assessedCount, framework.control_count),
-      status: postureStatus(score, criticalGaps + highGaps > 0),
+      score: posture.score,
+      coverage: posture.coverage,
+      status: posture.status,
       critical_gaps: criticalGaps,
       high_gaps: highGaps,
       gaps,
       compliant,
     };
   });
-
-  const overallCounts: Record<ControlStatus, number> = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
-  let controlsTotal = 0;
-  let criticalGaps = 0;
-  let highGaps = 0;
-  for (const outcome of outcomes) {
-    for (const status of Object.keys(overallCounts) as ControlStatus[]) overallCounts[status] += outcome.counts[status];
-    controlsTotal += outcome.controls_total;
-    criticalGaps += outcome.critical_gaps;
-    highGaps += outcome.high_gaps;
-  }
-  const assessedTotal = controlsTotal - overallCounts.not_assessed;
-  const overallScore = postureScore(overallCounts.compliant, overallCounts.partially_compliant, assessedTotal);
+  const overall = pooledPosture(outcomes);
 
   // Which requested frameworks each failing signal opens gaps in, for priorities and insights.
   const gapFrameworksBySignal = new Map<string, Map<string, Set<string>>>();
@@ -236,38 +263,22 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
   return {
     frameworks: outcomes,
     overall: {
-      counts: overallCounts,
-      controls_total: controlsTotal,
-      score: overallScore,
-      coverage: ratio(assessedTotal, controlsTotal),
-      status: postureStatus(overallScore, criticalGaps + highGaps > 0),
-      critical_gaps: criticalGaps,
-      high_gaps: highGaps,
+      counts: overall.counts,
+      controls_total: overall.controls_total,
+      score: overall.score,
+      coverage: overall.coverage,
+      status: overall.status,
+      critical_gaps: overall.critical_gaps,
+      high_gaps: overall.high_gaps,
     },
-    findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped },
+    findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped, ...findingsScope(findings) },
     common_gaps: options.include_cross_framework ? commonGaps(registry, gapFrameworksBySignal) : [],
     synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence) : [],
   };
 }
 
 function assessControl(registry: GapRegistry, framework: string, control: ControlAssessment['control'], reaches: Reach[]): ControlAssessment {
-  // One pass: the strongest evidence class present decides the status (docs/scoring.md), and the
-  // confidence is the highest among the reaches of that class (-1: none of that class).
-  let failingPrimary = -1;
-  let otherAdverse = -1;
-  let passing = -1;
-  let severity: Severity | null = null;
-  for (const reach of reaches) {
-    if (reach.kind === 'passing') {
-      passing = Math.max(passing, reach.confidence);
-      continue;
-    }
-    if (reach.kind === 'failing' && reach.relationship === 'primary') failingPrimary = Math.max(failingPrimary, reach.confidence);
-    else otherAdverse = Math.max(otherAdverse, reach.confidence);
-    severity = higherSeverity(severity, reach.finding.severity?.level ?? registry.signal(reach.finding.signal_id)!.severity);
-  }
-  const status: ControlAssessment['status'] = failingPrimary >= 0 ? 'non_compliant' : otherAdverse >= 0 ? 'partially_compliant' : 'compliant';
-  const confidence = status === 'non_compliant' ? failingPrimary : status === 'partially_compliant' ? otherAdverse : passing;
+  const { status, confidence, severity } = controlVerdict(reaches, (reach) => reach.finding.severity?.level ?? registry.signal(reach.finding.signal_id)!.severity);
   const ordered = reaches.sort(
     (a, b) => rankOfRelationship(a.relationship) - rankOfRelationship(b.relationship) || b.confidence - a.confidence || byCodeUnits(a.finding.id, b.finding.id),
   );
@@ -405,6 +416,3 @@ function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function ratio(part: number, whole: number): number {
-  return whole === 0 ? 0 : Math.round((1000 * part) / whole) / 1000;
-}

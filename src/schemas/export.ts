@@ -68,7 +68,8 @@ export const ExportJsonFile = Type.Object({
 
 /** What the renderExport worker task receives: the stored analysis bytes and the resolved options. */
 export interface RenderExportTask {
-  format: 'pdf' | 'xlsx';
+  /** A format the writer table renders in the pool (src/export/writers.ts). */
+  format: ExportFormat;
   /** The stored create response, `{"data":…,"meta":…}` in UTF-8; transferred, not copied. */
   payload: Uint8Array;
   options: ResolvedExportOptions;

@@ -56,6 +56,7 @@ const VariantBGap = Type.Object({
       confidence: Fraction,
     }),
   ),
+  resources: Type.Array(Type.Integer({ minimum: 0 }), { description: 'Indices into data.resources: the resources this gap\'s findings name' }),
   remediation: Type.Optional(
     Type.Object({ priority: PriorityLabel, priority_rank: Type.Integer(), effort: Effort, guidance: Type.String(), steps: Type.Array(Type.String()) }),
   ),
@@ -126,6 +127,9 @@ export const AnalysisResultData = Type.Object(
         analyzed: Type.Integer({ minimum: 0 }),
         excluded_resolved: Type.Integer({ minimum: 0 }),
         unmapped: Type.Integer({ minimum: 0 }),
+        observed_from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Earliest observed_at of the findings' }),
+        observed_to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Latest observed_at of the findings' }),
+        sources: Type.Array(Type.String(), { description: 'The tools the findings name (source.tool), sorted' }),
       }),
     }),
     posture: Type.Object({ status: StringEnum(POSTURE_STATUSES), score: Score }),
@@ -143,6 +147,10 @@ export const AnalysisResultData = Type.Object(
     by_framework: Type.Record(Type.String(), FrameworkResult, { description: 'Variant B: keyed by framework code' }),
     cross_framework_insights: Type.Object({ common_gaps: Type.Array(CommonGap) }),
     cross_framework: Type.Object({ common_gaps: Type.Array(CommonGap), framework_synergies: Type.Array(FrameworkSynergy) }),
+    resources: Type.Array(
+      Type.Object({ type: Type.Optional(Type.String()), id: Type.Optional(Type.String()), provider: Type.Optional(Type.String()) }),
+      { description: 'Each resource (artifact) the findings name, once; gaps refer to them by index' },
+    ),
   },
   { description: 'A gap analysis result' },
 );

@@ -136,7 +136,7 @@ t.test('every format reads back to the analysis', async (t) => {
   await t.test('json: the stored result under an export header', async (t) => {
     const whole = JSON.parse((await exportFile(service, teams, id, { format: 'json' })).bytes.toString('utf8'));
     t.same(Object.keys(whole), ['export', 'data', 'meta']);
-    t.match(whole.export, { format: 'json', format_version: '1.0.0', analysis_id: id, account: ACCOUNT, filters: { frameworks: null, include_remediation: true, include_evidence: false } });
+    t.match(whole.export, { format: 'json', format_version: '1.1.0', analysis_id: id, account: ACCOUNT, filters: { frameworks: null, include_remediation: true, include_evidence: false } });
     t.ok(Date.parse(whole.export.generated_at), 'generated_at is a timestamp');
     t.same({ data: whole.data, meta: whole.meta }, result, 'data and meta are exactly the stored result');
 
@@ -156,7 +156,7 @@ t.test('every format reads back to the analysis', async (t) => {
     t.ok(plain.endsWith('\r\n') && !/[^\r]\n/.test(outsideQuotes), 'records end with CRLF (a line feed inside a quoted cell is data)');
     const [header, ...rows] = await parseCsv(plain);
     t.same(header, [
-      'framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids',
+      'framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids', 'resources',
       'remediation_priority', 'remediation_priority_rank', 'remediation_effort', 'remediation_guidance', 'remediation_steps',
     ]);
     t.equal(rows.length, expected(FRAMEWORKS).gaps.length + expected(FRAMEWORKS).compliant.length, 'one row per assessed control per framework');
@@ -175,15 +175,15 @@ t.test('every format reads back to the analysis', async (t) => {
     t.match(gap[header.indexOf('confidence')], /^0(\.\d+)?$|^1$/);
 
     const withEvidence = await parseCsv((await exportFile(service, teams, id, { format: 'csv', options: { include_remediation: false, include_evidence: true } })).bytes.toString('utf8'));
-    t.same(withEvidence[0], ['framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids', 'evidence_requirements']);
+    t.same(withEvidence[0], ['framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids', 'resources', 'evidence_requirements']);
     const registry = testRegistry();
     const row = withEvidence[1];
-    t.equal(row[9], (registry.control(row[0], row[1])?.evidence ?? []).join(' | '), 'evidence from the registry when the analysis stored none');
+    t.equal(row[10], (registry.control(row[0], row[1])?.evidence ?? []).join(' | '), 'evidence from the registry when the analysis stored none');
   });
 
   await t.test('xlsx: sheets, frozen headers, filters, typed cells, colours', async (t) => {
     const workbook = await readWorkbook((await exportFile(service, teams, id, { format: 'xlsx', options: { include_evidence: true } })).bytes);
-    t.same(workbook.worksheets.map((s) => s.name), ['Summary', 'Gaps', 'Compliant', 'Cross-framework', 'Synergies', 'Evidence']);
+    t.same(workbook.worksheets.map((s) => s.name), ['Summary', 'Scope', 'Gaps', 'Compliant', 'Not assessed', 'Cross-framework', 'Synergies', 'Evidence']);
     for (const sheet of workbook.worksheets) {
       t.match(sheet.views[0], { state: 'frozen', ySplit: 1 }, `${sheet.name}: header row frozen`);
       t.ok(sheet.autoFilter, `${sheet.name}: autofilter`);
@@ -260,3 +260,83 @@ t.test('every format reads back to the analysis', async (t) => {
 function startsFormula(cell: string): boolean {
   return /^(?:[\t\r\n]|[ \u00a0\u3000]*[=+\-@＝＋－＠])/.test(cell);
 }
+
+t.test('reports an auditor can trace: resources per gap, scope, controls not assessed, any script', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const teams = await service.key('teams', ACCOUNT);
+  const frameworks = ['HIPAA', 'SOC2'];
+  const resources = ['サーバー-東京-01', 'сервер-москва', 'διακομιστής-αθήνα', 'plain-host'];
+  const findings = mixedFindings(frameworks).map((finding, i) => ({
+    ...finding,
+    observed_at: new Date(Date.UTC(2026, 9, 1 + i)).toISOString(),
+    artifact: { type: i % 2 ? 'aws.s3.bucket' : 'k8s.pod', id: resources[i % resources.length], provider: 'aws' },
+    source: { tool: i % 2 ? 'prowler' : 'trivy' },
+  }));
+  const { id, result } = await createAnalysis(service, teams, { frameworks, findings });
+  const data = result.data;
+  t.same(
+    [data.summary.findings.observed_from, data.summary.findings.observed_to],
+    [findings[0].observed_at, findings[findings.length - 1].observed_at],
+    'the result carries the findings\' observed_at span',
+  );
+  t.same(data.summary.findings.sources, ['prowler', 'trivy'], 'and the tools they name');
+
+  // The result names each resource once (data.resources); a gap refers to its findings' resources by index.
+  const byFindingId = new Map(findings.map((f) => [f.id, f.artifact]));
+  const resourcesOf = (gap: any) => {
+    const named = gap.resources.map((index: number) => data.resources[index]);
+    const expected = [...new Map(gap.findings.map((f: any) => byFindingId.get(f.finding_id)!).map((a: any) => [`${a.type}|${a.id}`, a])).values()];
+    t.same(named, expected, `${gap.control.id}: each distinct resource of its findings, in finding order`);
+    return named.map((a: any) => `${a.id} (${a.type})`);
+  };
+  const gaps = frameworks.flatMap((code) => data.by_framework[code].gaps.map((gap: any) => ({ code, gap, resources: resourcesOf(gap) })));
+  t.ok(gaps.length > 0 && gaps.every((g) => g.resources.length > 0), 'every gap names the resources of its findings');
+
+  await t.test('csv: a resources column per gap', async (t) => {
+    const [header, ...rows] = await parseCsv((await exportFile(service, teams, id, { format: 'csv' })).bytes.toString('utf8'));
+    for (const { code, gap, resources } of gaps) {
+      const row = rows.find((r) => r[header.indexOf('framework')] === code && r[header.indexOf('control_id')] === gap.control.id)!;
+      t.same(row[header.indexOf('resources')].split(' | '), resources, `${code} ${gap.control.id}`);
+    }
+  });
+
+  await t.test('xlsx: resources, a Scope sheet and a Not assessed sheet', async (t) => {
+    const workbook = await readWorkbook((await exportFile(service, teams, id, { format: 'xlsx' })).bytes);
+    const rows = sheetRecords(workbook.getWorksheet('Gaps')!);
+    for (const { code, gap, resources } of gaps) {
+      const row = rows.find((r) => r.Framework === code && r['Control ID'] === gap.control.id)!;
+      t.same(String(row.Resources).split('\n'), resources, `${code} ${gap.control.id}`);
+    }
+    const scope = workbook.getWorksheet('Scope')!;
+    const cells = scope.getSheetValues().flat().filter((v) => v !== undefined && v !== null);
+    for (const code of frameworks) t.ok(cells.includes(code) && cells.includes(data.by_framework[code].version), `${code} and its version`);
+    const dates = cells.filter((v): v is Date => v instanceof Date).map((d) => d.toISOString());
+    t.same(dates, [data.summary.findings.observed_from, data.summary.findings.observed_to], 'the observed_at span');
+    t.ok(cells.includes('prowler, trivy'), 'the sources');
+    const notAssessed = sheetRecords(workbook.getWorksheet('Not assessed')!);
+    for (const code of frameworks) {
+      const assessed = new Set([...data.by_framework[code].gaps, ...data.by_framework[code].compliant].map((c: any) => c.control.id));
+      const listed = notAssessed.filter((r) => r.Framework === code).map((r) => String(r['Control ID']));
+      t.equal(listed.length, data.by_framework[code].posture.controls_not_assessed, `${code}: every control not assessed`);
+      t.notOk(listed.some((c) => assessed.has(c)), `${code}: and none that was`);
+    }
+  });
+
+  await t.test('pdf: non-Latin resource ids, the scope page, the not-assessed appendix', async (t) => {
+    const text = await pdfToText((await exportFile(service, teams, id, { format: 'pdf' })).bytes);
+    for (const name of ['サーバー-東京-01', 'сервер-москва']) t.match(text, name, `${name} prints as written`);
+    t.match(text, 'διακομιστησ-αθηνα', 'Greek the font lacks accents for prints as its base letters');
+    const register = text.slice(text.lastIndexOf('Gap register'), text.lastIndexOf('Method and definitions'));
+    t.equal(register.split('\n').filter((line) => /^\s*Resources: /.test(line)).length, gaps.length, 'one resources line per gap in the register');
+    const scope = text.slice(text.indexOf('\nScope'), text.indexOf('Executive summary'));
+    for (const code of frameworks) t.match(scope, new RegExp(`${code}\\s+${data.by_framework[code].name.slice(0, 20).replace(/[()]/g, '.')}`), `${code} on the scope page`);
+    t.match(scope, `${data.summary.findings.observed_from.slice(0, 10)} ${data.summary.findings.observed_from.slice(11, 16)} UTC to ${data.summary.findings.observed_to.slice(0, 10)}`, 'the observed_at span');
+    t.match(scope, 'prowler, trivy', 'the sources');
+    const appendix = text.slice(text.lastIndexOf('Controls not assessed'));
+    const catalogue = testRegistry().controls('HIPAA').map((c) => c.id);
+    const assessed = new Set([...data.by_framework.HIPAA.gaps, ...data.by_framework.HIPAA.compliant].map((c: any) => c.control.id));
+    const missing = catalogue.filter((c) => !assessed.has(c));
+    t.ok(missing.length > 0 && missing.every((c) => appendix.includes(c)), `the ${missing.length} HIPAA controls not assessed are listed`);
+  });
+});

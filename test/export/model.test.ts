@@ -8,7 +8,7 @@ import { STREAM_CHUNK_BYTES } from '../../src/export/chunks.js';
 import { csvExport } from '../../src/export/csv.js';
 import { jsonExport } from '../../src/export/json.js';
 import { controlRows, exportHeader, exportView, gapsByUrgency, neutralizeFormula, parseStoredAnalysis, registryEvidence } from '../../src/export/model.js';
-import { pdfText } from '../../src/export/pdf.js';
+import { pdfText } from '../../src/export/pdf/layout.js';
 import { testRegistry } from '../helpers/findings.js';
 import { HOSTILE_IDS, mixedFindings } from './fixture.js';
 import { collect, parseCsv } from './read-back.js';
@@ -31,11 +31,11 @@ t.test('formula neutralisation', async (t) => {
   for (const plain of ['abc', '', '1-2', 'a=b', "'quoted", 'CSR-GEN-001', ' a=b', '  ', 'a\n=b', '1 = 1', 'a＝b', ' 1-2']) t.equal(neutralizeFormula(plain), plain, JSON.stringify(plain));
 });
 
-t.test('text for the built-in pdf fonts', async (t) => {
+t.test('text for the pdf fonts', async (t) => {
   t.equal(pdfText('score ≥ 90 → compliant'), 'score >= 90 -> compliant');
   t.equal(pdfText('Zürich “quoted” – €5 • item'), 'Zürich “quoted” – €5 • item', 'Latin-1 and cp1252 punctuation kept');
   t.equal(pdfText('Łódź Čapek'), 'Lódz Capek', 'letters outside Latin-1 fall back to the base letter');
-  t.equal(pdfText('日本\u0007'), '??', 'unknown characters become ?, control characters go');
+  t.equal(pdfText('日本 Привет\u0007'), '日本 Привет', 'other scripts are kept for the embedded Unicode font, control characters go');
 });
 
 t.test('rows: one per assessed control, gaps first, options as columns', async (t) => {
