@@ -15,6 +15,10 @@ import { buildModel } from './lib/integrity.js';
 import { Issues, type SourceIssue } from './lib/issues.js';
 import { byString, type ControlNode, type RegistryModel } from './lib/model.js';
 import { listSourceFiles, parseSources, type ParsedSources } from './lib/read-sources.js';
+import { Catalogs, readFacts } from './generate/inputs.js';
+import { readRules } from './generate/rules.js';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 // ---- targets ----
 
@@ -30,6 +34,15 @@ export const TARGETS = {
   toolRuleIds: 2500,
   tools: 5,
   artifactTypes: 120,
+  /** Technical signals (one checkable condition each) that carry tool mappings. */
+  signalsWithToolMappings: 500,
+  /** The 12 signals with the most tool mappings hold less than this share of all tool mappings. */
+  largestTwelveSharePct: 15,
+  /** Prowler (check, requirement) pairs, over the frameworks both cover, that the chain rule → signal → control reaches at >= 0.7. */
+  prowlerRecallPct: 90,
+  /** Active signals reaching >= 2 gap-analysis frameworks at >= 0.7 (any provenance: the gap analysis's default view). */
+  reachAllPct: 60,
+  reachDomainPct: 40,
 } as const;
 
 export const COVERAGE_MIN_CONFIDENCE = 0.7;
@@ -52,15 +65,29 @@ export interface ReportInput {
   /** The parsed sources (raw tool mappings and rule-id lists, before integrity filtering). */
   parsed: ParsedSources;
   errors: SourceIssue[];
+  /** The tools' own requirement claims per rule (registry/facts), canonicalised; empty when the facts are absent. */
+  claims: RuleClaims[];
+}
+
+/** One scanner rule and the controls its tool claims for it. */
+export interface RuleClaims {
+  tool: string;
+  rule_id: string;
+  claims: Array<{ framework: string; control: string; map: string }>;
 }
 
 /** Reads and checks the sources with the compiler's own loader; writes nothing. */
-export async function loadReportInput(sourcesDir: string): Promise<ReportInput> {
+export async function loadReportInput(sourcesDir: string, factsDir = join(dirname(sourcesDir), 'facts')): Promise<ReportInput> {
   const issues = new Issues();
   const parsed = await parseSources(listSourceFiles(sourcesDir), issues);
   const model = buildModel(parsed, issues);
   const mappings = allMappings(model, crosswalkPairs(model));
-  return { model, mappings, parsed, errors: issues.errors };
+  let claims: RuleClaims[] = [];
+  if (existsSync(join(factsDir, 'prowler-claims.json'))) {
+    const rules = readRules(readFacts(factsDir), new Catalogs(sourcesDir));
+    claims = rules.filter((r) => r.claims.length).map((r) => ({ tool: r.tool, rule_id: r.id, claims: r.claims.map((c) => ({ framework: c.framework, control: c.control, map: c.map })) }));
+  }
+  return { model, mappings, parsed, errors: issues.errors, claims };
 }
 
 // ---- report shape ----
@@ -121,7 +148,21 @@ export interface ReportCheck {
   target: string;
   unit: '' | '%';
   pass: boolean;
+  /**
+   * A target the sources cannot meet yet, for a documented reason (docs/registry-report.md): the
+   * gate then holds the figure at its floor, so it cannot fall back while the reason stands.
+   */
+  shortfall?: { floor: number; reason: string };
 }
+
+/** Documented shortfalls: check id → the floor the gate holds and why the target is out of reach. */
+export const SHORTFALLS: Record<string, { floor: number; reason: string }> = {
+  'reach07.domain': {
+    floor: 9,
+    reason:
+      'the published crosswalks in the sources are "intersect"/"related"/"supports" rows (HIPAA, NIST CSF, 800-53, SOC 2, PCI, CMMC) except CIS-ISO 27001, and the rule keeps such rows below 0.7; GDPR, HITRUST and CCPA have none',
+  },
+};
 
 export interface RegistryReport {
   registry_version: string;
@@ -195,6 +236,39 @@ export interface RegistryReport {
     by_provider: Record<string, number>;
     /** Types without any provider mapping, by category. */
     without_provider: Record<string, number>;
+  };
+  technical: {
+    /** Active GEN signals (not superseded). */
+    signals: number;
+    superseded: number;
+    /** Signals whose finding templates carry at least one tool mapping. */
+    with_tool_mappings: number;
+    tool_mappings: number;
+    /** Share of all tool mappings held by the 12 signals with the most. */
+    largest_twelve_share_pct: number;
+    largest: Array<{ signal_id: string; tool_mappings: number }>;
+    /** Signals that take their controls from the tools' claims / from their 1.0.0 topic. */
+    claimed: number;
+    inherited: number;
+  };
+  claims: {
+    /** Per tool and framework: (rule, control) pairs the tool claims, and how many the chain reaches at >= 0.7. */
+    recall: Array<{ tool: string; framework: string; claimed: number; reached: number; recall_pct: number }>;
+    /** Per tool over every framework. */
+    recall_by_tool: Array<{ tool: string; claimed: number; reached: number; recall_pct: number }>;
+    /** Controls the chain reaches at >= 0.7 for a rule, in a framework the tool maps that rule into, that the tool does not claim for it. */
+    unclaimed: Array<{ tool: string; framework: string; pairs: number; examples: string[] }>;
+  };
+  reach07: {
+    /** Active signals (superseded ones left out) reaching >= 2 gap-analysis frameworks at >= 0.7, any provenance. */
+    all: number;
+    all_pct: number;
+    domain: number;
+    domain_pct: number;
+    /** Domain signals whose second framework comes from a crosswalk-derived mapping (each names its crosswalk row). */
+    domain_via_crosswalk: number;
+    /** Gap-analysis frameworks that no crosswalk file in the sources relates to another framework. */
+    frameworks_without_crosswalk: string[];
   };
   checks: ReportCheck[];
 }
@@ -434,6 +508,104 @@ export function computeReport(input: ReportInput): RegistryReport {
     }
   }
 
+  // technical signals: grain of the tool mappings
+  const superseded = new Set(model.supersededBy.keys());
+  const signalOfTemplate = new Map(model.templates.map((t) => [t.id, t.signal_id]));
+  const toolMappingsOfSignal = new Map<string, number>();
+  const signalsOfRule = new Map<string, Set<string>>();
+  for (const m of model.toolMappings) {
+    const signal = signalOfTemplate.get(m.template);
+    if (!signal) continue;
+    toolMappingsOfSignal.set(signal, (toolMappingsOfSignal.get(signal) ?? 0) + 1);
+    const key = `${m.tool_id}|${m.rule_id}`;
+    (signalsOfRule.get(key) ?? signalsOfRule.set(key, new Set()).get(key)!).add(signal);
+  }
+  const largest = [...toolMappingsOfSignal.entries()].sort((a, b) => b[1] - a[1] || byString(a[0], b[0])).slice(0, 12);
+  const totalToolMappings = model.toolMappings.length;
+  const activeGen = genSignals.filter((s) => !superseded.has(s.id));
+  const technical: RegistryReport['technical'] = {
+    signals: activeGen.length,
+    superseded: superseded.size,
+    with_tool_mappings: toolMappingsOfSignal.size,
+    tool_mappings: totalToolMappings,
+    largest_twelve_share_pct: totalToolMappings ? Math.ceil((1000 * largest.reduce((n, [, c]) => n + c, 0)) / totalToolMappings) / 10 : 0,
+    largest: largest.map(([signal_id, tool_mappings]) => ({ signal_id, tool_mappings })),
+    claimed: activeGen.filter((s) => s.mappings.some((m) => m.provenance.kind === 'scanner_rule')).length,
+    inherited: activeGen.filter((s) => s.inherits_topic !== undefined).length,
+  };
+
+  // the tools' own claims: recall of the chain and controls reached beyond them
+  const strongOf = new Map<string, Map<string, MappingNode>>();
+  for (const m of mappings) {
+    if (m.confidence < COVERAGE_MIN_CONFIDENCE) continue;
+    (strongOf.get(m.signal_id) ?? strongOf.set(m.signal_id, new Map()).get(m.signal_id)!).set(`${m.framework}|${m.control_id}`, m);
+  }
+  const recallCells = new Map<string, { tool: string; framework: string; claimed: Set<string>; reached: Set<string> }>();
+  const unclaimedCells = new Map<string, { tool: string; framework: string; pairs: Set<string>; examples: string[] }>();
+  for (const rule of input.claims) {
+    const signalsOf = [...(signalsOfRule.get(`${rule.tool}|${rule.rule_id}`) ?? [])];
+    const claimedHere = new Set(rule.claims.map((c) => `${c.framework}|${c.control}`));
+    for (const c of rule.claims) {
+      const key = `${rule.tool}|${c.framework}`;
+      const cell = recallCells.get(key) ?? recallCells.set(key, { tool: rule.tool, framework: c.framework, claimed: new Set(), reached: new Set() }).get(key)!;
+      const pair = `${rule.rule_id}|${c.control}`;
+      cell.claimed.add(pair);
+      if (signalsOf.some((s) => strongOf.get(s)?.has(`${c.framework}|${c.control}`))) cell.reached.add(pair);
+    }
+    const frameworks = new Set(rule.claims.map((c) => c.framework));
+    for (const signal of signalsOf) {
+      for (const [key, m] of strongOf.get(signal) ?? []) {
+        if (!frameworks.has(m.framework) || claimedHere.has(key)) continue;
+        const cellKey = `${rule.tool}|${m.framework}`;
+        const cell = unclaimedCells.get(cellKey) ?? unclaimedCells.set(cellKey, { tool: rule.tool, framework: m.framework, pairs: new Set(), examples: [] }).get(cellKey)!;
+        const pair = `${rule.rule_id} → ${m.framework} ${m.control_id}`;
+        if (cell.pairs.has(pair)) continue;
+        cell.pairs.add(pair);
+        if (cell.examples.length < 3) {
+          const p = m.provenance;
+          const why = p.kind === 'scanner_rule' ? `${p.source} ${p.framework_version ?? ''} (${(p.rules ?? []).slice(0, 2).join(', ')})` : p.kind === 'crosswalk' ? `crosswalk ${p.source} via ${p.via}` : 'expert';
+          cell.examples.push(`${pair} at ${m.confidence} [${why.trim()}]`);
+        }
+      }
+    }
+  }
+  const toolRank = (t: string) => ['prowler', 'microsoft-defender-for-cloud', 'checkov'].indexOf(t);
+  const frameworkOrder = (f: string) => GAP.indexOf(f);
+  const recall = [...recallCells.values()]
+    .map((c) => ({ tool: c.tool, framework: c.framework, claimed: c.claimed.size, reached: c.reached.size, recall_pct: pct(c.reached.size, c.claimed.size) }))
+    .sort((a, b) => toolRank(a.tool) - toolRank(b.tool) || frameworkOrder(a.framework) - frameworkOrder(b.framework));
+  const recallByTool = [...new Set(recall.map((r) => r.tool))].map((tool) => {
+    const rows = recall.filter((r) => r.tool === tool);
+    const claimed = rows.reduce((n, r) => n + r.claimed, 0);
+    const reachedPairs = rows.reduce((n, r) => n + r.reached, 0);
+    return { tool, claimed, reached: reachedPairs, recall_pct: pct(reachedPairs, claimed) };
+  });
+  const unclaimed = [...unclaimedCells.values()]
+    .map((c) => ({ tool: c.tool, framework: c.framework, pairs: c.pairs.size, examples: c.examples }))
+    .sort((a, b) => toolRank(a.tool) - toolRank(b.tool) || frameworkOrder(a.framework) - frameworkOrder(b.framework));
+
+  // reach at the default threshold
+  let reachAll = 0;
+  let reachDomain = 0;
+  let reachDomainViaCrosswalk = 0;
+  let activeSignals = 0;
+  let domainSignals = 0;
+  for (const signal of signals) {
+    if (superseded.has(signal.id)) continue;
+    activeSignals++;
+    const strong = [...(strongOf.get(signal.id)?.values() ?? [])].filter((m) => GAP.includes(m.framework));
+    const frameworks = new Set(strong.map((m) => m.framework));
+    if (frameworks.size >= REACH_FRAMEWORKS) reachAll++;
+    if (signal.domain === 'GEN') continue;
+    domainSignals++;
+    if (frameworks.size >= REACH_FRAMEWORKS) reachDomain++;
+    if (strong.some((m) => m.provenance.kind === 'crosswalk' && m.framework !== signal.domain)) reachDomainViaCrosswalk++;
+  }
+  const crosswalked = new Set<string>();
+  for (const c of model.crosswalks) {
+    for (const code of [c.framework_a, c.framework_b]) crosswalked.add(code === 'NIST80053R5' || code === 'NIST80053R4' ? 'FEDRAMP' : code);
+  }
+
   const report: Omit<RegistryReport, 'checks'> = {
     registry_version: model.meta.registry_version,
     source_errors: input.errors.length,
@@ -476,6 +648,16 @@ export function computeReport(input: ReportInput): RegistryReport {
       tools_with_mappings: byTool.filter((t) => t.mapped_rule_ids > 0).length,
       unknown_rule_ids: byTool.reduce((sum, t) => sum + t.unknown_rule_ids.length, 0),
     },
+    technical,
+    claims: { recall, recall_by_tool: recallByTool, unclaimed },
+    reach07: {
+      all: reachAll,
+      all_pct: pct(reachAll, activeSignals),
+      domain: reachDomain,
+      domain_pct: pct(reachDomain, domainSignals),
+      domain_via_crosswalk: reachDomainViaCrosswalk,
+      frameworks_without_crosswalk: GAP.filter((f) => !crosswalked.has(f)),
+    },
     artifact_types: {
       total: model.artifactTypes.length,
       by_category: byCategory,
@@ -499,10 +681,22 @@ const atLeast = (id: string, label: string, value: number, min: number, unit: ''
   unit,
   pass: value >= min,
 });
+const below = (id: string, label: string, value: number, max: number, unit: '' | '%' = ''): ReportCheck => ({
+  id,
+  label,
+  value,
+  target: `< ${max}${unit}`,
+  unit,
+  pass: value < max,
+});
 const none = (id: string, label: string, value: number): ReportCheck => ({ id, label, value, target: '0', unit: '', pass: value === 0 });
 
 /** Every figure that has a target, in report order. */
 export function reportChecks(r: Omit<RegistryReport, 'checks'>): ReportCheck[] {
+  return listChecks(r).map((c) => (!c.pass && SHORTFALLS[c.id] ? { ...c, shortfall: SHORTFALLS[c.id] } : c));
+}
+
+function listChecks(r: Omit<RegistryReport, 'checks'>): ReportCheck[] {
   const checks: ReportCheck[] = [
     none('source_errors', 'source errors (compile would fail)', r.source_errors),
     atLeast('signals.total', 'signals', r.signals.total, TARGETS.signals),
@@ -520,16 +714,11 @@ export function reportChecks(r: Omit<RegistryReport, 'checks'>): ReportCheck[] {
     none('controls.missing_prose', 'gap-analysis controls lacking description/guidance/evidence', r.controls.missing_prose),
     none('controls.evidence_fragments', 'evidence items that are sentence fragments', r.controls.evidence_fragments.length),
     none('controls.evidence_count_off', `controls with fewer than ${EVIDENCE_ITEMS.min} or more than ${EVIDENCE_ITEMS.max} evidence items`, r.controls.evidence_count_off.length),
-    none('gen.under_target', `GEN signals mapping into < ${TARGETS.genFrameworks} frameworks`, r.gen.under_target.length),
-    // The issue's measure: a signal reaches a second framework through a grounded link (a published
-    // crosswalk row, or a scanner rule the tool maps to both controls) from its home framework.
-    atLeast(
-      'reach.grounded_with_home',
-      `signals whose home framework links to >= ${REACH_FRAMEWORKS - 1} other framework via crosswalk/scanner_rule`,
-      r.reach.grounded_with_home_pct,
-      TARGETS.groundedReachPct,
-      '%',
-    ),
+    atLeast('technical.with_tool_mappings', 'technical signals carrying tool mappings', r.technical.with_tool_mappings, TARGETS.signalsWithToolMappings),
+    below('technical.largest_twelve_share', 'share of tool mappings held by the 12 largest signals', r.technical.largest_twelve_share_pct, TARGETS.largestTwelveSharePct, '%'),
+    atLeast('claims.prowler_recall', `Prowler (check, requirement) pairs reached at >= ${COVERAGE_MIN_CONFIDENCE}`, r.claims.recall_by_tool.find((t) => t.tool === 'prowler')?.recall_pct ?? 0, TARGETS.prowlerRecallPct, '%'),
+    atLeast('reach07.all', `active signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`, r.reach07.all_pct, TARGETS.reachAllPct, '%'),
+    atLeast('reach07.domain', `domain signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`, r.reach07.domain_pct, TARGETS.reachDomainPct, '%'),
     none('mappings.missing_rationale', 'mappings lacking a rationale', r.mappings.missing_rationale.length),
     none('mappings.missing_provenance', 'mappings lacking a complete provenance', r.mappings.missing_provenance.length),
     none('mappings.unknown_provenance_rules', 'scanner_rule provenance citing unknown rule ids', r.mappings.unknown_provenance_rules.length),
@@ -568,7 +757,14 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
   const failed = r.checks.filter((c) => !c.pass);
   out.push(`Registry report (registry ${r.registry_version}): ${r.checks.length - failed.length} of ${r.checks.length} targets met`);
   out.push('');
-  out.push(...table(['figure', 'value', 'target', 'result'], r.checks.map((c) => [c.label, fmt(c), c.target, c.pass ? 'pass' : 'FAIL']), [false, true, true, false]));
+  out.push(
+    ...table(
+      ['figure', 'value', 'target', 'result'],
+      r.checks.map((c) => [c.label, fmt(c), c.target, c.pass ? 'pass' : c.shortfall && c.value >= c.shortfall.floor ? `SHORT (floor ${c.shortfall.floor}${c.unit})` : 'FAIL']),
+      [false, true, true, false],
+    ),
+  );
+  for (const c of r.checks.filter((x) => !x.pass && x.shortfall)) out.push(`  ${c.label}: short of target because ${c.shortfall!.reason}.`);
 
   out.push('', 'Signals per domain');
   out.push(
@@ -612,6 +808,23 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
   );
   out.push(`  mappings: ${r.mappings.total} (${r.mappings.authored} authored, ${r.mappings.derived} derived); by provenance: ${Object.entries(r.mappings.by_provenance).map(([k, v]) => `${k} ${v}`).join(', ')}`);
 
+  const t = r.technical;
+  out.push('', 'Technical signals (one checkable condition each)');
+  out.push(`  ${t.signals} active GEN signals (${t.superseded} superseded 1.0.0 topics still served); ${t.with_tool_mappings} carry tool mappings`);
+  out.push(`  controls from the tools' own claims: ${t.claimed}; from their 1.0.0 topic (no tool claims a requirement): ${t.inherited}`);
+  out.push(`  the 12 largest hold ${t.largest_twelve_share_pct}% of ${t.tool_mappings} tool mappings: ${t.largest.map((l) => `${l.signal_id} ${l.tool_mappings}`).join(', ')}`);
+
+  out.push('', `Recall of the tools' own claims: (rule, requirement) pairs the chain rule → signal → control reaches at >= ${COVERAGE_MIN_CONFIDENCE}`);
+  out.push(...table(['tool', 'framework', 'claimed', 'reached', 'recall %'], r.claims.recall.map((c) => [c.tool, c.framework, c.claimed, c.reached, c.recall_pct]), [false, false, true, true, true]));
+  for (const c of r.claims.recall_by_tool) out.push(`  ${c.tool}: ${c.reached} of ${c.claimed} pairs, ${c.recall_pct}%`);
+  out.push('  no claims in the facts: aws-security-hub (Prowler\'s copy of FSBP carries no related requirements), kube-bench and trivy (their CIS benchmarks are not catalogs of the registry)');
+  out.push('', 'Controls the chain reaches that the tool does not claim for the rule (framework the tool maps the rule into; examples with the provenance that justifies them)');
+  for (const u of r.claims.unclaimed) out.push(`  ${u.tool} ${u.framework}: ${u.pairs} pairs; ${u.examples.join('; ')}`);
+
+  out.push('', `Reach at the default threshold (${COVERAGE_MIN_CONFIDENCE})`);
+  out.push(`  active signals reaching >= ${REACH_FRAMEWORKS} frameworks: ${r.reach07.all_pct}% (${r.reach07.all}); domain signals: ${r.reach07.domain_pct}% (${r.reach07.domain}), of which ${r.reach07.domain_via_crosswalk} through a crosswalk row`);
+  out.push(`  no published crosswalk in the sources for: ${r.reach07.frameworks_without_crosswalk.join(', ') || 'none'} (their signals reach other frameworks only through authored or scanner mappings)`);
+
   out.push('', 'Tool mappings (rule ids checked against registry/sources/rule-ids/<tool>.txt)');
   out.push(
     ...table(
@@ -637,7 +850,6 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
     ['covered controls lacking prose', r.controls.covered_missing_prose],
     ['evidence fragments', r.controls.evidence_fragments],
     ['controls with an evidence list outside 2-4 items', r.controls.evidence_count_off],
-    ['GEN signals under target', r.gen.under_target.map((g) => `${g.signal_id} (${g.frameworks.join(' ') || 'none'})`)],
     ['mappings lacking a rationale', r.mappings.missing_rationale],
     ['mappings lacking provenance', r.mappings.missing_provenance],
     ['scanner_rule provenance with unknown rule ids', r.mappings.unknown_provenance_rules],

@@ -43,3 +43,6 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): DataDirCho
   if (!value) return { path: join(projectRoot, 'data'), source: 'default' };
   return { path: isAbsolute(value) ? resolve(value) : resolve(projectRoot, value), source: 'DATA_DIR' };
 }
+
+/** Compact fact tables (rule ids, titles, tool claims) the generators read: registry/generate. */
+export const defaultFactsDir = join(projectRoot, 'registry', 'facts');

@@ -60,7 +60,7 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 const severityCounts = () => Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<(typeof SEVERITIES)[number], number>;
 
-function signalDetail(signal: RegistryModel['signals'][number]): SignalDetail {
+function signalDetail(signal: RegistryModel['signals'][number], successors: string[] | undefined): SignalDetail {
   return {
     id: signal.id,
     domain: signal.domain,
@@ -70,6 +70,8 @@ function signalDetail(signal: RegistryModel['signals'][number]): SignalDetail {
     severity: signal.severity,
     tags: signal.tags,
     version: signal.version,
+    status: successors ? 'superseded' : 'active',
+    ...(successors ? { superseded_by: successors } : {}),
     detection: { artifact_types: signal.detection.artifact_types, conditions: signal.detection.conditions },
     remediation_hint: signal.remediation_hint,
     effort: signal.effort,
@@ -97,7 +99,7 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
   const bySeverity = new Map<string, string[]>();
   const byTag = new Map<string, string[]>();
   for (const signal of model.signals) {
-    put(keys.signal(signal.id), signalDetail(signal));
+    put(keys.signal(signal.id), signalDetail(signal, model.supersededBy.get(signal.id)));
     push(byDomain, signal.domain, signal.id);
     push(byCategory, signal.category, signal.id);
     push(bySeverity, signal.severity, signal.id);
@@ -221,7 +223,12 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
         level: control.level,
         technical: control.prose?.technical ?? null,
         flags: control.flags,
-        mapped_signals: refs,
+        mapped_signals: mapped
+          .map((m) => {
+            const signal = model.signalById.get(m.signal_id)!;
+            return { signal_id: m.signal_id, relationship: m.relationship, confidence: m.confidence, mapping_id: m.id, title: signal.title, severity: signal.severity, rationale: m.rationale, derived: m.derived };
+          })
+          .sort((a, b) => b.confidence - a.confidence || byString(a.signal_id, b.signal_id)),
         related_controls: (related.get(`${framework.code}|${control.id}`) ?? [])
           .sort((a, b) => b.strength - a.strength || a.rank - b.rank || a.index - b.index)
           .map(({ rank: _rank, index: _index, ...ref }) => ref),
@@ -335,6 +342,22 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
   for (const [template, list] of mappingsByTemplate) put(keys.toolMappingsByTemplate(template), list.map((m) => m.id));
   for (const [confidence, ids] of mappingsByConfidence) put(keys.toolMappingsByConfidence(confidence), ids);
   for (const [key, ids] of rules) put(key, ids);
+  const benchmarks = [...new Set(model.toolMappings.filter((m) => m.tool_id === 'kube-bench').map((m) => m.rule_id.slice(0, m.rule_id.indexOf('/'))))];
+  // Generic CIS benchmarks first, the latest release first: 1.12 … 1.5 are newer than the
+  // Kubernetes-version-named 1.24, 1.23, 1.20 (CIS renumbered in 2023).
+  const cisVersion = (b: string) => /^cis-(\d+)\.(\d+)$/.exec(b);
+  const releaseRank = (m: RegExpExecArray) => (Number(m[2]) >= 20 ? 0 : 1000) + Number(m[1]) * 100 + Number(m[2]);
+  put(
+    keys.kubeBenchBenchmarks,
+    benchmarks.sort((a, b) => {
+      const x = cisVersion(a);
+      const y = cisVersion(b);
+      if (x && y) return releaseRank(y) - releaseRank(x);
+      return x ? -1 : y ? 1 : byString(a, b);
+    }),
+  );
+  // Aliases resolve to the canonical rule id (src/registry/rule-ids.ts normalises the regular forms first).
+  for (const a of model.ruleAliases) put(keys.toolRuleAlias(a.tool_id, a.alias.toLowerCase()), { rule_id: a.rule_id, basis: a.basis });
   const tools: SecurityTool[] = model.tools.map((t) => ({ ...t, mapping_count: mappingsByTool.get(t.id)?.length ?? 0 }));
   for (const tool of tools) put(keys.tool(tool.id), tool);
   put(keys.tools, tools);

@@ -92,7 +92,11 @@ export interface CrosswalkLink {
 
 const linkKey = (framework: string, control: string) => `${framework}|${control}`;
 
-/** Both directions of every pair, looked up by (framework, control). */
+const REVERSED: Record<RowRelationship, RowRelationship> = {
+  equal: 'equal', subset: 'superset', superset: 'subset', intersect: 'intersect', related: 'related', supports: 'is supported by', 'is supported by': 'supports',
+};
+
+/** Both directions of every pair, looked up by (framework, control); relationship as seen from the control looked up. */
 export class CrosswalkLinks {
   private readonly links = new Map<string, CrosswalkLink[]>();
 
@@ -100,7 +104,8 @@ export class CrosswalkLinks {
     for (const p of pairs) {
       const common = { relationship: p.relationship, viaRevision4: p.viaRevision4, stem: p.stem, publisher: p.publisher };
       this.add(linkKey(p.fa, p.ca), { framework: p.fb, control: p.cb, ...common });
-      this.add(linkKey(p.fb, p.cb), { framework: p.fa, control: p.ca, ...common });
+      // Seen from b, a directional relationship reads the other way round (a ⊂ b is b ⊃ a).
+      this.add(linkKey(p.fb, p.cb), { framework: p.fa, control: p.ca, ...common, relationship: REVERSED[p.relationship] });
     }
   }
 

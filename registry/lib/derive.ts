@@ -25,41 +25,50 @@ export interface MappingNode {
 export const DERIVATION_SOURCE_MIN_CONFIDENCE = 0.8;
 export const DERIVED_MIN_CONFIDENCE = 0.5;
 export const DERIVED_MAX_CONFIDENCE = 0.8;
+/** Strong rows (equal, or the source control a subset of the target) to at most this many controls of one framework reach the default threshold. */
+export const STRONG_FAN_OUT = 3;
+/** Confidence of a derivation through a strong row, before the source's own confidence lifts it. */
+export const STRONG_BASE = 0.7;
+/** Weak derivations stay below the default gap threshold (0.7) by construction. */
+export const WEAK_MAX = 0.65;
 /**
  * Below this a derivation carries almost nothing but the crosswalk's fan-out (one control related
- * to eight or more controls of a framework): it is not emitted, so the mapping list stays signal, not noise.
+ * to many controls of a framework): it is not emitted, so the mapping list stays signal, not noise.
  */
 export const DERIVED_MIN_USEFUL_CONFIDENCE = 0.55;
 
-/** How much a published relationship says about the target control, 0..1. */
+/** How much a published relationship says about the target control, 0..1, seen from the source control. */
 const ROW_STRENGTH: Record<RowRelationship, number> = {
   equal: 1,
   subset: 0.8,
-  superset: 0.8,
+  superset: 0.6,
   intersect: 0.6,
   related: 0.6,
   supports: 0.6,
   'is supported by': 0.6,
 };
-/** Rev 4 ids applied to FedRAMP Rev 5 controls: the control may have changed between revisions. */
-const REVISION_4_FACTOR = 0.75;
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-/** Fan-out factor: one source control related to n controls of a framework spreads its evidence. */
-function fanOutFactor(n: number): number {
-  return Math.min(1, 2 / n);
+/** A row says the target control is (part of) what the source control requires: equal, or the source is a subset of the target. */
+export function isStrongRow(relationship: RowRelationship, viaRevision4: boolean): boolean {
+  return !viaRevision4 && (relationship === 'equal' || relationship === 'subset');
 }
 
 /**
- * confidence = 0.5 + 0.3 × strength(relationship) × [0.75 if via Rev 4] × min(1, 2 / fan-out) × source confidence,
- * rounded to two decimals; it lies in [0.5, 0.8] by construction.
+ * Strong row to at most STRONG_FAN_OUT controls of the target framework:
+ *   confidence = 0.7 + 0.1 × (source confidence − 0.8) / 0.2, in [0.7, 0.8].
+ * Any other row (intersect, related, supports, superset, a Rev 4 id, or a strong row fanning out
+ * to more controls): confidence = 0.5 + 0.15 × strength(relationship) × min(1, 3 / fan-out) × source confidence,
+ * at most 0.65, so it never opens a gap at the default threshold on its own.
  */
 export function derivedConfidence(relationship: RowRelationship, viaRevision4: boolean, fanOut: number, sourceConfidence: number): number {
-  const strength = ROW_STRENGTH[relationship] * (viaRevision4 ? REVISION_4_FACTOR : 1);
-  const value = round2(DERIVED_MIN_CONFIDENCE + (DERIVED_MAX_CONFIDENCE - DERIVED_MIN_CONFIDENCE) * strength * fanOutFactor(fanOut) * sourceConfidence);
-  return Math.min(DERIVED_MAX_CONFIDENCE, Math.max(DERIVED_MIN_CONFIDENCE, value));
+  if (isStrongRow(relationship, viaRevision4) && fanOut <= STRONG_FAN_OUT) {
+    return Math.min(DERIVED_MAX_CONFIDENCE, round2(STRONG_BASE + (DERIVED_MAX_CONFIDENCE - STRONG_BASE) * Math.max(0, sourceConfidence - DERIVATION_SOURCE_MIN_CONFIDENCE) / 0.2));
+  }
+  const value = round2(DERIVED_MIN_CONFIDENCE + (WEAK_MAX - DERIVED_MIN_CONFIDENCE) * ROW_STRENGTH[relationship] * Math.min(1, STRONG_FAN_OUT / fanOut) * sourceConfidence);
+  return Math.min(WEAK_MAX, Math.max(DERIVED_MIN_CONFIDENCE, value));
 }
 
 export function frameworkRank(model: RegistryModel): (code: string) => number {
@@ -80,7 +89,16 @@ interface Candidate extends MappingNode {
   order: string;
 }
 
+/** A generated technical signal: its controls are the tools' claims, or inherited from its 1.0.0 topic. */
+export function isTechnical(signal: SignalNode): boolean {
+  if (signal.domain !== 'GEN') return false;
+  return signal.inherits_topic !== undefined || (signal.mappings.length > 0 && signal.mappings.every((m) => m.provenance.kind === 'scanner_rule'));
+}
+
 function deriveForSignal(model: RegistryModel, links: CrosswalkLinks, signal: SignalNode): MappingNode[] {
+  // Technical signals take their frameworks from the tools' own claims, which already name every
+  // framework a tool maps; crosswalks extend the signals written by people (issue 11).
+  if (isTechnical(signal)) return [];
   const authored = new Set(signal.mappings.map((m) => `${m.framework}|${m.control}`));
   const best = new Map<string, Candidate>();
   for (const source of signal.mappings) {
@@ -108,7 +126,7 @@ function deriveForSignal(model: RegistryModel, links: CrosswalkLinks, signal: Si
         framework: link.framework,
         control_id: link.control,
         control_title: target.title,
-        relationship: link.relationship === 'equal' && !link.viaRevision4 ? 'supporting' : 'partial',
+        relationship: confidence >= STRONG_BASE ? 'supporting' : 'partial',
         confidence,
         rationale: derivedRationale(link, sourceControl),
         provenance: { kind: 'crosswalk', source: link.stem, via: source.control },
@@ -131,15 +149,44 @@ function isBetter(a: Candidate, b: Candidate): boolean {
 function derivedRationale(link: CrosswalkLink, via: ControlNode): string {
   const viaText = `${via.framework} ${via.id} (${via.title})`;
   const revision = link.viaRevision4 ? ', read through the NIST SP 800-53 Rev 4 id that FedRAMP Rev 5 shares' : '';
-  return `Derived from the ${link.publisher} crosswalk (${link.stem}${revision}): the signal is a primary indicator for ${viaText}, which the crosswalk relates to this control as "${link.relationship}".`;
+  return `Derived from the ${link.publisher} crosswalk (${link.stem}${revision}): the signal is a primary indicator for ${viaText}, and the crosswalk row relating ${via.id} to ${link.control} reads "${link.relationship}" (seen from ${via.id}).`;
 }
 
-/** Authored mappings plus crosswalk-derived ones, sorted by signal, framework order, catalog order. */
+/** Inherited topic controls never claim more than this: no tool vouches for them. */
+export const TOPIC_PRIMARY_CAP = 0.7;
+
+/**
+ * A technical signal that no tool claims a requirement for takes the primary controls of the
+ * 1.0.0 topic its rules were filed under, at confidence min(topic's, 0.7), as expert judgement.
+ */
+function inheritedMappings(model: RegistryModel, signal: SignalNode): MappingNode[] {
+  const topic = signal.inherits_topic === undefined ? undefined : model.signalById.get(signal.inherits_topic);
+  if (!topic) return [];
+  // One control per framework (the topic's first primary there): enough for the gap analysis to
+  // see the framework, without multiplying every topic mapping by thousands of signals.
+  const seen = new Set<string>();
+  return topic.mappings
+    .filter((m) => m.relationship === 'primary' && m.provenance.kind === 'expert' && !seen.has(m.framework) && !!seen.add(m.framework))
+    .map((m) => ({
+      signal_id: signal.id,
+      framework: m.framework,
+      control_id: m.control,
+      control_title: controlOf(model, m.framework, m.control)?.title ?? m.control,
+      relationship: 'supporting' as const,
+      confidence: Math.min(m.confidence, TOPIC_PRIMARY_CAP),
+      rationale: `No tool claims a requirement for these rules: inherited from the 1.0.0 topic ${topic.id}, whose primary control this is.`,
+      provenance: { kind: 'expert' as const },
+      derived: true,
+    }));
+}
+
+/** Authored mappings plus inherited and crosswalk-derived ones, sorted by signal, framework order, catalog order. */
 export function allMappings(model: RegistryModel, pairs: ControlPair[]): MappingNode[] {
   const links = new CrosswalkLinks(pairs);
   const rank = frameworkRank(model);
   const out: MappingNode[] = [];
   for (const signal of model.signals) {
+    out.push(...inheritedMappings(model, signal));
     for (const m of signal.mappings) {
       out.push({
         signal_id: signal.id,
@@ -214,6 +261,9 @@ export function controlCrosswalks(model: RegistryModel, pairs: ControlPair[]): C
     raise(record, crosswalkRelationOfRow(pair.relationship, pair.viaRevision4));
   }
   for (const signal of model.signals) {
+    // Generated technical signals relate controls through a tool's framework map, not through a
+    // shared judgement; pairing their many claimed controls would only add noise (and thousands of records).
+    if (isTechnical(signal)) continue;
     const controls = signal.mappings
       .map((m) => controlOf(model, m.framework, m.control))
       .filter((c): c is ControlNode => c !== undefined);

@@ -17,6 +17,7 @@ import {
   type RegistryModel,
   type SignalNode,
   type TemplateNode,
+  type RuleAliasNode,
   type ToolMappingNode,
 } from './model.js';
 import type { Located, ParsedSources } from './read-sources.js';
@@ -24,10 +25,10 @@ import type { Located, ParsedSources } from './read-sources.js';
 const DOMAINS = DOMAIN_CODES.join('|');
 const CATEGORIES = SIGNAL_CATEGORIES.join('|');
 const NAME = '[A-Z0-9]+(?:-[A-Z0-9]+){0,3}';
-export const SIGNAL_ID = new RegExp(`^CSR-(${DOMAINS})-(${CATEGORIES})-${NAME}-(\\d{3})$`);
-export const TEMPLATE_ID = new RegExp(`^FT-(${DOMAINS})-(${CATEGORIES})-${NAME}-\\d{3}-\\d{3}$`);
+export const SIGNAL_ID = new RegExp(`^CSR-(${DOMAINS})-(${CATEGORIES})-${NAME}-(\\d{3,4})$`);
+export const TEMPLATE_ID = new RegExp(`^FT-(${DOMAINS})-(${CATEGORIES})-${NAME}-\\d{3,4}-\\d{3}$`);
 const ARTIFACT_TYPE_ID = /^([a-z]+)\.([a-z0-9_]+)\.([a-z0-9_]+)$/;
-/** GEN (cross-framework) signals need primary mappings into at least this many frameworks. */
+/** GEN topic signals (authored judgement, no scanner claim) need primary mappings into at least this many frameworks. */
 const GEN_PRIMARY_FRAMEWORKS = 3;
 
 const stemOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
@@ -249,13 +250,14 @@ function checkProvenance(ctx: SignalContext, file: string, path: string, mapping
   const p = mapping.provenance;
   const at = `${path}/provenance`;
   if (p.kind === 'expert') {
-    for (const field of ['source', 'via', 'rules'] as const) {
+    for (const field of ['source', 'via', 'rules', 'framework_version'] as const) {
       if (p[field] !== undefined) issues.error(file, `${at}/${field}`, `is not used by provenance kind expert`);
     }
     return;
   }
   if (p.kind === 'crosswalk') {
     if (p.rules !== undefined) issues.error(file, `${at}/rules`, 'is not used by provenance kind crosswalk');
+    if (p.framework_version !== undefined) issues.error(file, `${at}/framework_version`, 'is not used by provenance kind crosswalk');
     if (!p.source || !p.via) {
       if (!p.source) issues.error(file, `${at}/source`, 'is required for provenance kind crosswalk (the crosswalk file stem)');
       if (!p.via) issues.error(file, `${at}/via`, 'is required for provenance kind crosswalk (the control the row starts from)');
@@ -350,8 +352,17 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
         if (mapping.relationship === 'primary') primaryFrameworks.add(mapping.framework);
         checkProvenance(ctx, fileName, at, mapping);
       });
+      // A generated technical signal: every mapping is a tool's claim (or it inherits its topic's controls).
+      const claimed = signal.mappings.length > 0 && signal.mappings.every((m) => m.provenance.kind === 'scanner_rule');
+      if (signal.inherits_topic !== undefined) {
+        if (signal.mappings.length) issues.error(fileName, `${path}/inherits_topic`, `a signal that inherits its topic's controls has no mappings of its own`);
+        if (domain !== 'GEN') issues.error(fileName, `${path}/inherits_topic`, `only GEN technical signals inherit a topic`);
+      } else if (!signal.mappings.length) {
+        issues.error(fileName, `${path}/mappings`, `signal '${signal.id}' has no mappings (and inherits no topic)`);
+      }
       if (domain === 'GEN') {
-        if (primaryFrameworks.size < GEN_PRIMARY_FRAMEWORKS) {
+        // Technical signals follow what the tools claim, whichever frameworks that is.
+        if (!claimed && signal.inherits_topic === undefined && primaryFrameworks.size < GEN_PRIMARY_FRAMEWORKS) {
           issues.error(fileName, `${path}/mappings`, `GEN signal '${signal.id}' needs primary mappings into at least ${GEN_PRIMARY_FRAMEWORKS} frameworks (has ${primaryFrameworks.size}${primaryFrameworks.size ? `: ${[...primaryFrameworks].join(', ')}` : ''})`);
         }
       } else if (!primaryFrameworks.has(domain)) {
@@ -429,6 +440,73 @@ function checkToolMappings(parsed: ParsedSources, issues: Issues, tools: Map<str
   return out.sort((a, b) => byString(a.tool_id, b.tool_id) || byString(a.rule_id, b.rule_id) || byString(a.template, b.template));
 }
 
+/** Topics a signal inherits must be signals of the same registry (checked once every signal is known). */
+function checkInheritedTopics(parsed: ParsedSources, issues: Issues, signalById: Map<string, SignalNode>): void {
+  for (const file of parsed.signalFiles) {
+    for (const { path, value } of file.records) {
+      if (value.inherits_topic === undefined || !signalById.has(value.id)) continue;
+      const topic = signalById.get(value.inherits_topic);
+      if (!topic) issues.error(file.file, `${path}/inherits_topic`, `topic signal '${value.inherits_topic}' does not exist`);
+      else if (topic.inherits_topic !== undefined) issues.error(file.file, `${path}/inherits_topic`, `topic signal '${value.inherits_topic}' itself inherits a topic`);
+    }
+  }
+}
+
+function checkSupersessions(parsed: ParsedSources, issues: Issues, signalById: Map<string, SignalNode>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const file of parsed.supersessionFiles) {
+    for (const { path, value } of file.records) {
+      if (!signalById.has(value.signal_id)) {
+        if (!parsed.unusable.signals.has(value.signal_id)) issues.error(file.file, `${path}/signal_id`, `signal '${value.signal_id}' does not exist`);
+        continue;
+      }
+      if (out.has(value.signal_id)) {
+        issues.error(file.file, `${path}/signal_id`, `signal '${value.signal_id}' is superseded twice`);
+        continue;
+      }
+      const successors = value.superseded_by.filter((id, i) => {
+        if (signalById.has(id) && id !== value.signal_id) return true;
+        if (!parsed.unusable.signals.has(id)) issues.error(file.file, `${path}/superseded_by/${i}`, `successor '${id}' does not exist`);
+        return false;
+      });
+      if (successors.length) out.set(value.signal_id, successors);
+    }
+  }
+  return out;
+}
+
+function checkRuleAliases(parsed: ParsedSources, issues: Issues, tools: Map<string, ToolSource>): RuleAliasNode[] {
+  const out: RuleAliasNode[] = [];
+  const seen = new Map<string, string>();
+  for (const file of parsed.ruleAliasFiles) {
+    const toolId = file.doc.tool_id;
+    if (!tools.has(toolId)) {
+      if (!parsed.unusable.tools.has(toolId)) issues.error(file.file, '/tool_id', `tool '${toolId}' does not exist in tools.yaml`);
+      continue;
+    }
+    const known = parsed.ruleIds.get(toolId);
+    for (const { path, value } of file.records) {
+      if (known && !known.has(value.rule_id)) {
+        issues.error(file.file, `${path}/rule_id`, `rule id '${value.rule_id}' is not a ${toolId} rule (rule-ids/${toolId}.txt)`);
+        continue;
+      }
+      if (known && [...known].some((id) => id.toLowerCase() === value.alias.toLowerCase())) {
+        issues.error(file.file, `${path}/alias`, `alias '${value.alias}' is itself a ${toolId} rule id`);
+        continue;
+      }
+      const key = `${toolId}|${value.alias.toLowerCase()}`;
+      const first = seen.get(key);
+      if (first) {
+        issues.error(file.file, `${path}/alias`, `alias '${value.alias}' of ${toolId} is defined twice (first at ${first})`);
+        continue;
+      }
+      seen.set(key, `${file.file} ${path}`);
+      out.push({ tool_id: toolId, alias: value.alias, rule_id: value.rule_id, basis: value.basis });
+    }
+  }
+  return out.sort((a, b) => byString(a.tool_id, b.tool_id) || byString(a.alias, b.alias));
+}
+
 /** Runs every integrity check; the model holds only records that passed. */
 export function buildModel(parsed: ParsedSources, issues: Issues): RegistryModel {
   const frameworks = checkFrameworks(parsed, issues);
@@ -467,6 +545,8 @@ export function buildModel(parsed: ParsedSources, issues: Issues): RegistryModel
     crosswalkVia,
   });
   const signalById = new Map(signals.map((s) => [s.id, s]));
+  checkInheritedTopics(parsed, issues, signalById);
+  const supersededBy = checkSupersessions(parsed, issues, signalById);
   const templates = checkTemplates(parsed, issues, signalById, artifactTypes);
   const toolMappings = checkToolMappings(parsed, issues, tools, new Set(templates.map((t) => t.id)));
   return {
@@ -481,5 +561,7 @@ export function buildModel(parsed: ParsedSources, issues: Issues): RegistryModel
     templates,
     tools: [...tools.values()].sort((a, b) => byString(a.id, b.id)),
     toolMappings,
+    ruleAliases: checkRuleAliases(parsed, issues, tools),
+    supersededBy,
   };
 }

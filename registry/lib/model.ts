@@ -80,6 +80,14 @@ export interface ToolMappingNode {
   confidence: ToolConfidence;
 }
 
+/** Another spelling of a tool's rule id (rule-aliases/<tool>.yaml). */
+export interface RuleAliasNode {
+  tool_id: string;
+  alias: string;
+  rule_id: string;
+  basis: string;
+}
+
 export interface RegistryModel {
   meta: RegistryMetaFile;
   /** In canonical order: gap-analysis frameworks, then listing-only ones. */
@@ -95,6 +103,10 @@ export interface RegistryModel {
   templates: TemplateNode[];
   tools: ToolSource[];
   toolMappings: ToolMappingNode[];
+  /** Sorted by tool, then alias. */
+  ruleAliases: RuleAliasNode[];
+  /** Superseded signal id → its successors (supersessions/<DOMAIN>.yaml). */
+  supersededBy: Map<string, string[]>;
 }
 
 export const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

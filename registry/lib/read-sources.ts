@@ -19,7 +19,9 @@ import {
   FindingTemplatesFile,
   FrameworkCatalogFile,
   RegistryMetaFile,
+  RuleAliasesFile,
   SignalsFile,
+  SupersessionsFile,
   ToolMappingsFile,
   ToolsFile,
   type ArtifactTypeSource,
@@ -65,6 +67,8 @@ export interface ParsedSources {
   templates: Located<FindingTemplateSource>[];
   tools: Located<ToolSource>[];
   toolMappingFiles: ParsedFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>[];
+  ruleAliasFiles: ParsedFile<RuleAliasesFile, RecordOf<RuleAliasesFile, 'aliases'>>[];
+  supersessionFiles: ParsedFile<SupersessionsFile, RecordOf<SupersessionsFile, 'supersessions'>>[];
   /** tool id → the tool's real rule ids, from rule-ids/<tool>.txt. */
   ruleIds: Map<string, Set<string>>;
   /** Per kind, ids that exist in the sources but could not be used (see UnusableIds). */
@@ -286,6 +290,8 @@ export function parseSources(files: SourceFile[], issues: Issues): ParsedSources
     templates: [],
     tools: [],
     toolMappingFiles: [],
+    ruleAliasFiles: [],
+    supersessionFiles: [],
     ruleIds: new Map(),
     unusable: {
       signals: new UnusableIds(),
@@ -360,6 +366,16 @@ export function parseSources(files: SourceFile[], issues: Issues): ParsedSources
       case 'tool-mappings': {
         const result = parseListFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>(file, ToolMappingsFile, 'mappings', issues);
         if (result) parsed.toolMappingFiles.push(result);
+        break;
+      }
+      case 'rule-aliases': {
+        const result = parseListFile<RuleAliasesFile, RecordOf<RuleAliasesFile, 'aliases'>>(file, RuleAliasesFile, 'aliases', issues);
+        if (result) parsed.ruleAliasFiles.push(result);
+        break;
+      }
+      case 'supersessions': {
+        const result = parseListFile<SupersessionsFile, RecordOf<SupersessionsFile, 'supersessions'>>(file, SupersessionsFile, 'supersessions', issues);
+        if (result) parsed.supersessionFiles.push(result);
         break;
       }
       default:

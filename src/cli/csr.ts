@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { isTier, TIERS, type Tier } from '../tiers.js';
 import { openDataStore } from '../store/database.js';
 import { AccountStore } from '../store/accounts.js';
-import { defaultRegistryDir, defaultSourcesDir, resolveDataDir } from '../paths.js';
+import { defaultFactsDir, defaultRegistryDir, defaultSourcesDir, resolveDataDir } from '../paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../node-flags.js';
 import { SCAN_FORMATS } from '../schemas/ingest.js';
 import type { FormatChoice } from '../ingest/read.js';
@@ -20,6 +20,9 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr accounts set-tier NAME TIER                 change an account's tier
   csr registry build [--if-stale]                 compile registry/sources into the LMDB index
   csr registry report [--json]                    registry depth figures against their targets (docs/registry-report.md)
+  csr registry generate [--out DIR] [--check]     rewrite the generated registry sources from registry/facts
+                                                  (--check: compare instead, exit 1 when a file differs)
+  csr registry facts --from DIR                   maintainer: extract registry/facts from a reference folder (../shared/reference)
   csr analyze FILE|- [--frameworks A,B] [--tier T] [--format F]
                                                   gap analysis offline: FILE holds a request body, a findings array, or a
                                                   scanner's output file (detected, or --format); prints the result (as
@@ -89,7 +92,7 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' } },
+    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, check: { type: 'boolean' } },
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -146,6 +149,26 @@ async function run(argv: string[]): Promise<void> {
     const { computeReport, formatReportText, loadReportInput } = await import('../../registry/report.js');
     const report = computeReport(await loadReportInput(defaultSourcesDir));
     out(values.json ? JSON.stringify(report, null, 2) : formatReportText(report));
+    return;
+  }
+  if (group === 'registry' && action === 'facts') {
+    if (!values.from) throw new UsageError('registry facts needs --from DIR (the reference folder, e.g. ../shared/reference)');
+    const { extractFacts } = await import('../../registry/generate/facts.js');
+    out(`facts written to registry/facts: ${JSON.stringify(extractFacts(resolve(values.from), defaultFactsDir))}`);
+    return;
+  }
+  if (group === 'registry' && action === 'generate') {
+    const { generateSources, writeGenerated, compareGenerated } = await import('../../registry/generate/generate.js');
+    const files = generateSources(defaultFactsDir, defaultSourcesDir);
+    if (values.check) {
+      const differing = compareGenerated(files, dirname(defaultSourcesDir));
+      if (differing.length) throw new UsageError(`generated sources differ from registry/generate (run csr registry generate): ${differing.join(', ')}`);
+      out(`${files.length} generated files match their generators`);
+      return;
+    }
+    const outDir = values.out ? resolve(values.out) : dirname(defaultSourcesDir);
+    writeGenerated(files, outDir);
+    out(`${files.length} generated files written to ${outDir}`);
     return;
   }
   if (group === 'import') {

@@ -8,9 +8,9 @@
  * model refuses a build of another layout, and the build is then stale.
  */
 import type { Options as SearchOptions } from 'minisearch';
-import type { ControlDetail, MappedSignalRef } from '../schemas/registry.js';
+import type { ControlDetail } from '../schemas/registry.js';
 
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 const join = (...parts: string[]) => parts.join('|');
 
@@ -20,8 +20,11 @@ export interface MappingIdList {
   confidence: number[];
 }
 
-/** A control detail as stored: the read model completes each mapped signal from its mapping and signal. */
-export type StoredControlDetail = Omit<ControlDetail, 'mapped_signals'> & { mapped_signals: MappedSignalRef[] };
+/**
+ * A control detail as stored: complete, mapped signals with their titles and rationales, so a read
+ * is one decode (completing thousands of references per read cost more than the bytes saved).
+ */
+export type StoredControlDetail = ControlDetail;
 
 export const keys = {
   /** Registry versions and layout version: read from the manifest, stored so the content hash covers them. */
@@ -92,6 +95,10 @@ export const keys = {
   toolMappingsText: 'tool-mappings-text',
   /** Tool mapping ids of (tool, lower-cased rule id). */
   toolRule: (toolId: string, ruleId: string) => join('tool-rule', toolId, ruleId),
+  /** kube-bench benchmarks with mapped rules, generic CIS newest first (resolves bare recommendation numbers). */
+  kubeBenchBenchmarks: 'kube-bench-benchmarks',
+  /** (tool, lower-cased alias) → { rule_id, basis }: another spelling of a rule id (rule-aliases/<tool>.yaml). */
+  toolRuleAlias: (toolId: string, aliasLower: string) => join('tool-rule-alias', toolId, aliasLower),
 
   overlaps: 'overlaps',
   overlap: (a: string, b: string) => join('overlap', a, b),

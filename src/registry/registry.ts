@@ -46,6 +46,22 @@ import {
   type StoredControlDetail,
 } from './layout.js';
 import { readManifest } from './manifest.js';
+import { ruleIdCandidates, type RuleIdContext, type RuleIdMatch } from './rule-ids.js';
+
+export type { RuleIdContext, RuleIdMatch } from './rule-ids.js';
+
+/** A scanner rule id resolved to the registry's rule (Registry.resolveToolRule). */
+export interface ResolvedToolRule {
+  tool_id: string;
+  /** The canonical id (rule-ids/<tool>.txt spelling). */
+  rule_id: string;
+  /** exact: as given (any case); form: a regular spelling of the id; alias: the alias table. */
+  matched_by: RuleIdMatch;
+  /** alias only: why the two ids name one rule. */
+  basis?: string;
+  /** The finding templates the rule maps to (each with its signal id), as /v1/tool-mappings/lookup answers. */
+  mappings: ToolRuleMatch[];
+}
 
 export interface SignalFilter {
   domain?: string;
@@ -236,7 +252,10 @@ export class Registry {
   /** The list fields of a signal (no detection, remediation, dates). */
   signalItem(id: string): SignalListItem | undefined {
     const s = this.signal(id);
-    return s && { id: s.id, domain: s.domain, category: s.category, title: s.title, description: s.description, severity: s.severity, tags: s.tags, version: s.version };
+    if (!s) return undefined;
+    const item: SignalListItem = { id: s.id, domain: s.domain, category: s.category, title: s.title, description: s.description, severity: s.severity, tags: s.tags, version: s.version, status: s.status };
+    if (s.superseded_by) item.superseded_by = s.superseded_by;
+    return item;
   }
 
   /** Sorted ids of the signals matching every given filter. */
@@ -391,16 +410,7 @@ export class Registry {
   /** Control detail; each mapped signal carries its title, severity, rationale (a new object per call). */
   control(framework: string, id: string): ControlDetail | undefined {
     const code = this.resolveFrameworkCode(framework);
-    const stored = code ? this.get<StoredControlDetail>(keys.control(code, id)) : undefined;
-    if (!stored) return undefined;
-    return {
-      ...stored,
-      mapped_signals: stored.mapped_signals.map((ref) => {
-        const signal = this.signal(ref.signal_id)!;
-        const mapping = this.mapping(ref.mapping_id)!;
-        return { ...ref, title: signal.title, severity: signal.severity, rationale: mapping.rationale, derived: mapping.derived };
-      }),
-    };
+    return code ? this.get<StoredControlDetail>(keys.control(code, id)) : undefined;
   }
 
   /** Codes of the frameworks that have a control with this id (more than one: the id is ambiguous). */
@@ -499,8 +509,42 @@ export class Registry {
     return { total: ids.length, items: slice(ids, page).map((id) => this.toolMapping(id)!) };
   }
 
-  /** What a scanner rule means: its finding templates (rule id compared case-insensitively). */
-  lookupToolRule(toolId: string, ruleId: string): ToolRuleMatch[] {
+  /**
+   * The canonical rule behind a scanner's rule id and what it maps to, or undefined when the
+   * registry knows no rule of that tool under that id. Tried in order: the id as given (any
+   * case), its regular forms (src/registry/rule-ids.ts: Trivy KSV001 / AVD-KSV-0001, Security
+   * Hub per-standard ids, Azure definition paths, kube-bench benchmark/number), then the alias
+   * table (renamed Prowler checks, tfsec-era Trivy names). A bare kube-bench number resolves
+   * through context.benchmark, else the newest generic CIS benchmark that has it.
+   */
+  resolveToolRule(toolId: string, ruleId: string, context: RuleIdContext = {}): ResolvedToolRule | undefined {
+    const candidates = ruleIdCandidates(toolId, ruleId, context);
+    if (toolId === 'kube-bench' && !ruleId.includes('/') && !context.benchmark) {
+      for (const benchmark of this.kubeBenchBenchmarks()) candidates.push({ id: `${benchmark}/${ruleId.trim()}`, matched_by: 'form' });
+    }
+    for (const candidate of candidates) {
+      const mappings = this.mappingsOfRule(toolId, candidate.id);
+      if (mappings.length) return { tool_id: toolId, rule_id: mappings[0].rule_id, matched_by: candidate.matched_by, mappings };
+      const alias = this.get<{ rule_id: string; basis: string }>(keys.toolRuleAlias(toolId, candidate.id.toLowerCase()));
+      if (alias) {
+        const aliased = this.mappingsOfRule(toolId, alias.rule_id);
+        if (aliased.length) return { tool_id: toolId, rule_id: alias.rule_id, matched_by: 'alias', basis: alias.basis, mappings: aliased };
+      }
+    }
+    return undefined;
+  }
+
+  /** kube-bench benchmarks with mapped rules: generic CIS ones newest first, then the others by name. */
+  private kubeBenchBenchmarks(): readonly string[] {
+    return this.get<string[]>(keys.kubeBenchBenchmarks) ?? EMPTY;
+  }
+
+  /** What a scanner rule means: its finding templates. The rule id may be any spelling resolveToolRule accepts. */
+  lookupToolRule(toolId: string, ruleId: string, context: RuleIdContext = {}): ToolRuleMatch[] {
+    return this.resolveToolRule(toolId, ruleId, context)?.mappings ?? [];
+  }
+
+  private mappingsOfRule(toolId: string, ruleId: string): ToolRuleMatch[] {
     return this.list(keys.toolRule(toolId, ruleId.toLowerCase())).map((id) => {
       const m = this.toolMapping(id)!;
       const t = this.findingTemplate(m.finding_template_id)!;

@@ -129,6 +129,8 @@ export const Provenance = Closed({
   via: Type.Optional(Text),
   /** scanner_rule: the tool's rule ids. */
   rules: Type.Optional(Type.Array(Text, { minItems: 1 })),
+  /** scanner_rule: the tool's framework map the claim is read from, with its version (e.g. `hipaa_aws @ 3e000faa3109`). */
+  framework_version: Type.Optional(Text),
 });
 export type Provenance = Static<typeof Provenance>;
 
@@ -158,7 +160,12 @@ export const SignalSource = Closed({
     conditions: Type.Array(Text, { minItems: 1, maxItems: 3 }),
   }),
   remediation_hint: Text,
-  mappings: Type.Array(SignalMappingSource, { minItems: 1 }),
+  /**
+   * A technical signal no tool claims a framework requirement for: it takes the primary controls of
+   * this 1.0.0 topic signal (capped confidence, see docs/registry.md). Its own mappings may then be empty.
+   */
+  inherits_topic: Type.Optional(Text),
+  mappings: Type.Array(SignalMappingSource),
 });
 export type SignalSource = Static<typeof SignalSource>;
 
@@ -272,6 +279,40 @@ export const ToolMappingsFile = Closed({
   mappings: Type.Array(ToolMappingSource),
 });
 export type ToolMappingsFile = Static<typeof ToolMappingsFile>;
+
+// ---- rule-aliases/<tool>.yaml ----
+
+export const RuleAliasSource = Closed({
+  /** Another spelling under which the tool reports the rule (compared case-insensitively). */
+  alias: Text,
+  /** The canonical rule id (in rule-ids/<tool>.txt). */
+  rule_id: Text,
+  /** Why the two ids name one rule. */
+  basis: Text,
+});
+export type RuleAliasSource = Static<typeof RuleAliasSource>;
+
+export const RuleAliasesFile = Closed({
+  tool_id: Text,
+  aliases: Type.Array(RuleAliasSource),
+});
+export type RuleAliasesFile = Static<typeof RuleAliasesFile>;
+
+// ---- supersessions/<DOMAIN>.yaml ----
+
+export const SupersessionSource = Closed({
+  /** A signal that stays served for existing integrations but is no longer where findings land. */
+  signal_id: Text,
+  /** The signals that took over its rules, at the grain of one condition. */
+  superseded_by: Type.Array(Text, { minItems: 1 }),
+});
+export type SupersessionSource = Static<typeof SupersessionSource>;
+
+export const SupersessionsFile = Closed({
+  domain: DomainCode,
+  supersessions: Type.Array(SupersessionSource),
+});
+export type SupersessionsFile = Static<typeof SupersessionsFile>;
 
 // ---- registry.yaml ----
 

@@ -24,6 +24,8 @@ const SeverityCounts = Type.Object({
   info: Type.Integer(),
 });
 
+export const SIGNAL_STATUSES = ['active', 'superseded'] as const;
+
 export const SignalListItem = Type.Object({
   id: Type.String(),
   domain: Type.String(),
@@ -33,6 +35,10 @@ export const SignalListItem = Type.Object({
   severity: Severity,
   tags: Type.Array(Type.String()),
   version: Type.String(),
+  status: StringEnum(SIGNAL_STATUSES, {
+    description: 'active: findings land here. superseded: a broad signal of an earlier registry version, still served so existing references resolve; its rules moved to the signals in superseded_by.',
+  }),
+  superseded_by: Type.Optional(Type.Array(Type.String(), { description: 'Only on a superseded signal: the signals, each one checkable condition, that took over its scanner rules.' })),
 });
 export type SignalListItem = Static<typeof SignalListItem>;
 
@@ -53,6 +59,8 @@ export const MappingProvenance = Type.Object({
   source: Type.Optional(Type.String()),
   via: Type.Optional(Type.String()),
   rules: Type.Optional(Type.Array(Type.String())),
+  /** scanner_rule: the tool's framework map the claim is read from, with its version. */
+  framework_version: Type.Optional(Type.String()),
 });
 export type MappingProvenance = Static<typeof MappingProvenance>;
 

@@ -186,6 +186,23 @@ t.test('GET /v1/tool-mappings and /v1/tool-mappings/lookup', async (t) => {
   expectInvalid(t, await api.get('/v1/tool-mappings/lookup?rule_id=x'), 'tool_id', { value: null });
 });
 
+t.test('GET /v1/tool-mappings/lookup resolves other spellings of a rule id through the alias table', async (t) => {
+  const canonical = registry.lookupToolRule('trivy', 'KSV-0001');
+  t.ok(canonical.length > 0, 'KSV-0001 is mapped');
+  for (const spelling of ['KSV001', 'ksv-001', 'AVD-KSV-0001']) {
+    const res = await api.get(`/v1/tool-mappings/lookup?tool_id=trivy&rule_id=${spelling}`);
+    t.equal(res.status, 200);
+    t.same(res.body.data, canonical, `${spelling} answers as KSV-0001`);
+  }
+  const fsbp = await api.get(`/v1/tool-mappings/lookup?tool_id=aws-security-hub&rule_id=${encodeURIComponent('aws-foundational-security-best-practices/v/1.0.0/S3.1')}`);
+  t.same(fsbp.body.data.map((m: { rule_id: string }) => m.rule_id), ['S3.1'], 'a per-standard Security Hub id answers as the consolidated control');
+  const resolved = registry.resolveToolRule('kube-bench', '1.2.1', { benchmark: '1.23' });
+  t.equal(resolved?.rule_id, 'cis-1.23/1.2.1', 'a bare kube-bench number resolves with the benchmark');
+  t.equal(resolved?.matched_by, 'form');
+  t.equal(registry.resolveToolRule('trivy', 'aws-s3-enable-bucket-encryption')?.matched_by, 'alias', 'a tfsec-era id goes through the alias table');
+  t.equal(registry.resolveToolRule('trivy', 'no-such-rule'), undefined);
+});
+
 t.test('GET /v1/security-tools', async (t) => {
   const tools = registry.tools();
   const res = await api.get('/v1/security-tools');

@@ -12,7 +12,7 @@ t.teardown(async () => {
 });
 const api = client(service, await service.key('enterprise'));
 
-const LIST_FIELDS = ['category', 'description', 'domain', 'id', 'severity', 'tags', 'title', 'version'];
+const LIST_FIELDS = ['category', 'description', 'domain', 'id', 'severity', 'status', 'tags', 'title', 'version'];
 const allIds = registry.signalIds();
 const sample = registry.signal(allIds[0])!;
 
@@ -242,3 +242,18 @@ t.test('no key: 401 on the registry endpoints', async (t) => {
   t.equal(res.status, 401);
   t.equal(res.body.error.code, 'unauthorized');
 });
+
+t.test('a superseded 1.0.0 signal still answers, naming its successors', async (t) => {
+  const id = 'CSR-GEN-CRYPTO-BUCKET-ENCRYPTION-057';
+  const res = await api.get(`/v1/signals/${id}`);
+  t.equal(res.status, 200);
+  t.equal(res.body.data.status, 'superseded');
+  t.ok(res.body.data.superseded_by.length > 1, 'the broad topic names several successors');
+  for (const successor of res.body.data.superseded_by.slice(0, 3)) {
+    const next = await api.get(`/v1/signals/${successor}`);
+    t.equal(next.status, 200);
+    t.equal(next.body.data.status, 'active');
+    t.notOk('superseded_by' in next.body.data, 'an active signal has no superseded_by');
+  }
+});
+

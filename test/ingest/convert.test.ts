@@ -12,7 +12,7 @@ t.test('statuses: FAIL → open, PASS → resolved, muted → accepted, MANUAL �
   ]);
   t.match(result.summary, { results: 4, findings: 3, failed: 1, passed: 1, accepted: 1, other: 1, other_statuses: { MANUAL: 1 }, unmapped: 0 });
   const [finding] = result.findings;
-  t.match(finding, { signal_id: 'CSR-GEN-CRYPTO-BUCKET-ENCRYPTION-057', severity: { level: 'medium' }, observed_at: '2026-11-20T08:15:00.000Z', artifact: { id: 'arn:aws:s3:::payroll-exports', provider: 'aws' } });
+  t.match(finding, { signal_id: 'CSR-GEN-CRYPTO-S3-BUCKET-DEFAULT-ENCRYPTION-4941', severity: { level: 'medium' }, observed_at: '2026-11-20T08:15:00.000Z', artifact: { id: 'arn:aws:s3:::payroll-exports', provider: 'aws' } });
   t.same(finding.source, { tool: 'prowler', rule_id: 's3_bucket_default_encryption', rule_title: 'Check if S3 buckets have default encryption enabled', resource: 'arn:aws:s3:::payroll-exports', raw_status: 'FAIL' });
   t.match(finding.id, /^imp-[0-9a-f]{20}$/);
 });
