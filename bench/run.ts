@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { projectRoot, defaultRegistryDir } from '../src/paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../src/node-flags.js';
-import { openDataStore } from '../src/store/database.js';
-import { AccountStore } from '../src/store/accounts.js';
+import { openStores } from '../src/store/open.js';
 import { Registry } from '../src/registry/registry.js';
 import { scenarios, type Scenario } from './scenarios/index.js';
 
@@ -85,11 +84,10 @@ function summarise(scenario: Scenario, result: autocannon.Result): Result {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'csr-bench-'));
-  const store = openDataStore(dataDir);
-  const accounts = new AccountStore(store);
+  const stores = await openStores({ dataDir });
   const keys: string[] = [];
-  for (let i = 0; i < ACCOUNTS; i++) keys.push((await accounts.createKey(`bench-${i}`, 'enterprise')).key);
-  await store.close();
+  for (let i = 0; i < ACCOUNTS; i++) keys.push((await stores.accounts.createKey(`bench-${i}`, 'enterprise')).key);
+  await stores.close();
 
   const registry = Registry.open(defaultRegistryDir);
   // `npm run bench -- <text>` runs only the scenarios whose name contains the text (plus the baseline).

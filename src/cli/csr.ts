@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { isTier, TIERS, type Tier } from '../tiers.js';
-import { openDataStore } from '../store/database.js';
-import { AccountStore } from '../store/accounts.js';
+import { openStores } from '../store/open.js';
+import type { AccountDirectory } from '../store/types.js';
 import { defaultRegistryDir, defaultSourcesDir } from '../paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../node-flags.js';
 
@@ -22,7 +22,8 @@ const USAGE = `csr: Compliance Signal Registry command line
                                                   prints the result (as POST /v1/gap-analysis would, nothing stored)
   csr serve                                       start the HTTP service (same as npm start)
 
-Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default ./data); registry commands honour REGISTRY_DIR.`;
+Tiers: ${TIERS.join(', ')}. Key and account commands work on PostgreSQL when DATABASE_URL is set, otherwise on
+LMDB under DATA_DIR (default ./data); registry commands honour REGISTRY_DIR.`;
 
 class UsageError extends Error {}
 
@@ -30,12 +31,14 @@ function dataDir(): string {
   return resolve(process.env.DATA_DIR ?? './data');
 }
 
-async function withAccounts<T>(work: (accounts: AccountStore) => Promise<T> | T): Promise<T> {
-  const store = openDataStore(dataDir());
+/** The same store the service uses: PostgreSQL when DATABASE_URL is set, else LMDB under DATA_DIR. */
+async function withAccounts<T>(work: (accounts: AccountDirectory) => Promise<T> | T): Promise<T> {
+  const databaseUrl = process.env.DATABASE_URL?.trim() || undefined;
+  const stores = await openStores({ dataDir: dataDir(), databaseUrl });
   try {
-    return await work(new AccountStore(store));
+    return await work(stores.accounts);
   } finally {
-    await store.close();
+    await stores.close();
   }
 }
 
