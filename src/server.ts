@@ -81,6 +81,8 @@ async function sharedLimiters(config: Config, log: Logger, now: () => Date): Pro
   const options = { timeoutMs: config.redisTimeoutMs, now: () => now().getTime(), onFallback };
   // One connection for both: the address limiter's subjects never start with "account:".
   const limiter = new RedisRateLimiter(config.redisUrl, options);
+  // Start even when Redis is away (the node then counts alone and says so), but give it a moment first.
+  if (!(await limiter.ready(config.redisTimeoutMs * 8))) log.warn('Redis did not answer at start: rate limits are counted on this node alone until it does');
   return { accounts: limiter, addresses: limiter };
 }
 

@@ -74,6 +74,24 @@ export class RedisRateLimiter implements RateLimiter {
     this.client.on('error', () => {});
   }
 
+  /**
+   * Resolves true once connected, or false after `timeoutMs` (the limiter then counts locally
+   * until Redis answers). The service waits for this at start so its first requests are shared.
+   */
+  async ready(timeoutMs: number): Promise<boolean> {
+    if (this.client.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const done = (connected: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        resolve(connected);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.client.on('ready', onReady);
+    });
+  }
+
   get shared(): boolean {
     return !this.fallingBack;
   }

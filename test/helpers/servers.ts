@@ -123,11 +123,12 @@ function redisBin(): string | undefined {
   return undefined;
 }
 
-export async function startRedis(): Promise<Started> {
+/** `port`: a given one (to bring a Redis up where a client already waits), or a free one. */
+export async function startRedis(port?: number): Promise<Started> {
   const bin = redisBin();
   if (!bin) return { skip: 'SKIPPED: redis-server not found (install the Debian package redis-server)' };
   const dir = mkdtempSync(join(tmpdir(), 'csr-redis-'));
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
