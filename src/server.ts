@@ -3,7 +3,7 @@ import { loadConfig, ConfigError, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openStores } from './store/open.js';
 import { startSweeper } from './store/analyses.js';
-import type { RateLimiter } from './limits/types.js';
+import type { RedisRateLimiter } from './limits/redis.js';
 import { createTaskPool } from './pool.js';
 import { Registry } from './registry/registry.js';
 import { gapIndexOf } from './gap/gap-index.js';
@@ -37,9 +37,19 @@ export async function startService(config: Config, options: StartOptions = {}): 
   gapIndexOf(registry);
   const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir, taskTimeoutMs: config.taskTimeoutMs });
   const { accounts, analyses } = stores;
-  const services: Services = { config, log, accounts, analyses, registry, pool, now };
+  const limiters = await sharedLimiters(config, log, now);
+  const services: Services = {
+    config,
+    log,
+    accounts,
+    analyses,
+    registry,
+    pool,
+    now,
+    rateLimits: () => (limiters ? { store: 'redis', shared: limiters.accounts.shared, fallbacks: limiters.accounts.fallbacks } : { store: 'memory', shared: false, fallbacks: 0 }),
+  };
   const stopSweeper = startSweeper(analyses, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'analysis sweep failed'));
-  const pipeline = new Pipeline(routes, services, await sharedLimiters(config, log, now));
+  const pipeline = new Pipeline(routes, services, limiters);
   const http = await startHttpServer(pipeline, config.host, config.port, log);
   const pruneTimer = setInterval(() => pipeline.pruneRateWindows(), 60_000);
   pruneTimer.unref();
@@ -71,7 +81,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
 }
 
 /** With REDIS_URL, rate limits count in Redis for every node; without, in this process (undefined: the pipeline's default). */
-async function sharedLimiters(config: Config, log: Logger, now: () => Date): Promise<{ accounts: RateLimiter; addresses: RateLimiter } | undefined> {
+async function sharedLimiters(config: Config, log: Logger, now: () => Date): Promise<{ accounts: RedisRateLimiter; addresses: RedisRateLimiter } | undefined> {
   if (!config.redisUrl) return undefined;
   const { RedisRateLimiter } = await import('./limits/redis.js');
   const onFallback = (fallingBack: boolean, error?: unknown) =>

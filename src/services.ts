@@ -12,5 +12,7 @@ export interface Services {
   analyses: AnalysisStore;
   registry: Registry;
   pool: TaskPool;
+  /** Where rate limits are counted, and how often Redis failed to answer (for /readyz). */
+  rateLimits(): { store: 'memory' | 'redis'; shared: boolean; fallbacks: number };
   now(): Date;
 }

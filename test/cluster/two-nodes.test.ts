@@ -92,6 +92,10 @@ t.test('two nodes on one PostgreSQL and one Redis', async (t) => {
   t.teardown(() => Promise.all([a.stop(), b.stop()]));
 
   const teamsKey = (await cli(env, 'keys', 'create', '--account', 'acme', '--tier', 'teams')).trim().split('\n').at(-1)!;
+  t.test('both nodes report shared rate limits', async (t) => {
+    for (const node of [a, b]) t.same((await call(node, 'GET', '/readyz')).json().rate_limits, { store: 'redis', shared: true, fallbacks: 0 });
+  });
+
   t.test('a key made with the CLI works on both nodes', async (t) => {
     for (const [name, node] of [['A', a], ['B', b]] as const) {
       const { ok, took } = await within(1000, async () => (await call(node, 'GET', '/v1/frameworks', teamsKey)).status === 200);

@@ -95,7 +95,11 @@ export async function startPostgres(): Promise<Started> {
     throw new Error(`${(error as Error).message}\n${log}`);
   }
   const created = spawnSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'csr', 'csr'], { encoding: 'utf8' });
-  if (created.status !== 0) throw new Error(`createdb failed: ${created.stderr}`);
+  if (created.status !== 0) {
+    await stopChild(child, 'SIGINT');
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`createdb failed: ${created.stderr}`);
+  }
   return {
     server: {
       url: `postgres://csr@127.0.0.1:${port}/csr`,
