@@ -160,6 +160,7 @@ export const gapAnalysisRoutes: Route[] = [
     rawBody: true,
     bodyLimit: 'analysis',
     pooled: true,
+    idempotent: true,
     errors: ['idempotency_key_reused', 'GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'json_too_deep', 'service_busy', 'task_timeout'],
     handler: create,
   },

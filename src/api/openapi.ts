@@ -118,6 +118,15 @@ function operation(route: Route): JsonObject {
     parameters: [
       ...pathParameters(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       ...queryParameters(route),
+      ...(route.idempotent
+        ? [{
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'A retry with the same key and body within 24 hours answers the stored result (Idempotent-Replayed: true); docs/api.md',
+            schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+          }]
+        : []),
     ],
   };
   if (route.body) op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: plain(route.body) } } };

@@ -68,6 +68,8 @@ export interface Route {
    * bytes, carries an ETag and Cache-Control, and a matching If-None-Match gets 304.
    */
   registryRead?: boolean;
+  /** The route accepts an Idempotency-Key header (src/api/idempotency.ts), for the OpenAPI document. */
+  idempotent?: boolean;
   /** Response data schema, for the OpenAPI document. */
   response?: TSchema;
   /** Schema of the envelope's `meta`, for the OpenAPI document. */
