@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { projectRoot, defaultRegistryDir } from '../src/paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../src/node-flags.js';
-import { openDataStore } from '../src/store/database.js';
-import { AccountStore } from '../src/store/accounts.js';
+import { openStores } from '../src/store/open.js';
 import { Registry } from '../src/registry/registry.js';
 import { scenarios, type Scenario } from './scenarios/index.js';
+// The throwaway PostgreSQL and Redis the tests use: the cluster variant needs the same, no more.
+import { startPostgres, startRedis, type ThrowawayServer } from '../test/helpers/servers.js';
 
 /** Enough Enterprise accounts (1,000 requests/minute each) that rate limits never shape the load. */
 const ACCOUNTS = 2000;
@@ -84,18 +85,34 @@ function summarise(scenario: Scenario, result: autocannon.Result): Result {
 }
 
 async function main(): Promise<void> {
+  // `--cluster`: the same scenarios against the PostgreSQL store and Redis rate limits (docs/cluster.md),
+  // each on a throwaway server started here; scenario names say which store served them.
+  const cluster = process.argv.includes('--cluster');
+  const args = process.argv.slice(2).filter((arg) => arg !== '--cluster');
+  const servers: ThrowawayServer[] = [];
+  const clusterEnv: Record<string, string> = {};
+  if (cluster) {
+    for (const [name, start] of [['DATABASE_URL', startPostgres], ['REDIS_URL', startRedis]] as const) {
+      const started = await start();
+      if ('skip' in started) throw new Error(`--cluster needs PostgreSQL and Redis: ${started.skip}`);
+      servers.push(started.server);
+      clusterEnv[name] = started.server.url;
+    }
+  }
   const dataDir = mkdtempSync(join(tmpdir(), 'csr-bench-'));
-  const store = openDataStore(dataDir);
-  const accounts = new AccountStore(store);
+  const stores = await openStores({ dataDir, databaseUrl: clusterEnv.DATABASE_URL });
   const keys: string[] = [];
-  for (let i = 0; i < ACCOUNTS; i++) keys.push((await accounts.createKey(`bench-${i}`, 'enterprise')).key);
-  await store.close();
+  for (let i = 0; i < ACCOUNTS; i++) keys.push((await stores.accounts.createKey(`bench-${i}`, 'enterprise')).key);
+  await stores.close();
 
   const registry = Registry.open(defaultRegistryDir);
   // `npm run bench -- <text>` runs only the scenarios whose name contains the text (plus the baseline).
-  const only = process.argv[2];
-  const plan = scenarios(registry).filter((s, i) => !only || i === 0 || s.name.includes(only) || (s.alongside?.includes(only) ?? false));
-  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+  const only = args[0];
+  const store = cluster ? ' [postgres+redis]' : '';
+  const plan = scenarios(registry)
+    .filter((s, i) => !only || i === 0 || s.name.includes(only) || (s.alongside?.includes(only) ?? false))
+    .map((s) => (s.baseline ? s : { ...s, name: `${s.name}${store}`, alongside: s.alongside && `${s.alongside}${store}` }));
+  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...clusterEnv };
   const service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, SERVER_ENTRY], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await portFromLog(service);
   await waitForHealth(port);
@@ -130,6 +147,7 @@ async function main(): Promise<void> {
   baseline.child.kill('SIGTERM');
   await once(service, 'exit');
   rmSync(dataDir, { recursive: true, force: true });
+  for (const server of servers) await server.stop();
 
   const sha = (() => {
     try {

@@ -17,6 +17,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   taskTimeoutMs: number;
   registryCacheBytes: number;
+  /** PostgreSQL for accounts, keys and analyses (cluster mode); unset: LMDB under dataDir. */
+  databaseUrl?: string;
+  /** Redis for rate limits shared by every node; unset: counted in this process. */
+  redisUrl?: string;
+  /** How long a rate-limit call to Redis may take before the node counts on its own. */
+  redisTimeoutMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -37,6 +43,21 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const value = Number(raw);
   if (value < min || value > max) problems.push(`${name}=${value} is out of range (expected ${min}..${max})`);
   return value;
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, schemes: string[], problems: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  let scheme: string;
+  try {
+    scheme = new URL(raw).protocol;
+  } catch {
+    // Never echo the value: it may hold a password.
+    problems.push(`${name} is not a URL (expected ${schemes.map((s) => `${s}//…`).join(' or ')})`);
+    return undefined;
+  }
+  if (!schemes.includes(scheme)) problems.push(`${name} has scheme ${scheme} (expected ${schemes.join(' or ')})`);
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -61,6 +82,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
     taskTimeoutMs: integer(env, 'TASK_TIMEOUT_MS', 30_000, 100, 600_000, problems),
     registryCacheBytes: integer(env, 'REGISTRY_CACHE_BYTES', 64 * 1024 * 1024, 0, 16 * 1024 * 1024 * 1024, problems),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
+    redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 250, 10, 60_000, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { loadConfig, ConfigError, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { openDataStore } from './store/database.js';
-import { AccountStore } from './store/accounts.js';
-import { AnalysisStore, startSweeper } from './store/analyses.js';
+import { openStores } from './store/open.js';
+import { startSweeper } from './store/analyses.js';
+import type { RedisRateLimiter } from './limits/redis.js';
 import { createTaskPool } from './pool.js';
 import { Registry } from './registry/registry.js';
 import { gapIndexOf } from './gap/gap-index.js';
@@ -45,8 +45,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
 }
 
 async function startStages(config: Config, log: Logger, now: () => Date, opened: Array<() => unknown>): Promise<RunningService> {
-  const store = openDataStore(config.dataDir);
-  opened.push(() => store.close());
+  const stores = await openStores({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, now, authenticates: true, log });
+  opened.push(() => stores.close());
   // 4,096 cache entries hold the hot records strongly (the rest weakly): about 20 MB less live heap
   // than the default once the gap index has read every record, so full GC pauses stay short.
   let registry: Registry;
@@ -60,15 +60,29 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   gapIndexOf(registry);
   const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir, taskTimeoutMs: config.taskTimeoutMs });
   opened.push(() => pool.close());
-  const analyses = new AnalysisStore(store);
-  const services: Services = { config, log, accounts: new AccountStore(store, now), analyses, registry, pool, now };
+  const { accounts, analyses } = stores;
+  const limiters = await sharedLimiters(config, log, now);
+  const services: Services = {
+    config,
+    log,
+    accounts,
+    analyses,
+    registry,
+    pool,
+    now,
+    rateLimits: () => (limiters ? { store: 'redis', shared: limiters.accounts.shared, fallbacks: limiters.accounts.fallbacks } : { store: 'memory', shared: false, fallbacks: 0 }),
+  };
   const stopSweeper = startSweeper(analyses, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'analysis sweep failed'));
   opened.push(stopSweeper);
-  const pipeline = new Pipeline(routes, services);
+  const pipeline = new Pipeline(routes, services, limiters);
+  opened.push(() => pipeline.closeLimiters());
   const http = await startHttpServer(pipeline, config.host, config.port, log);
   const pruneTimer = setInterval(() => pipeline.pruneRateWindows(), 60_000);
   pruneTimer.unref();
-  log.info({ port: http.port, host: config.host, dataDir: config.dataDir, registry: registry.manifest.registry_version }, 'listening');
+  log.info(
+    { port: http.port, host: config.host, store: stores.kind, dataDir: stores.kind === 'lmdb' ? config.dataDir : undefined, sharedRateLimits: !!config.redisUrl, registry: registry.manifest.registry_version },
+    'listening',
+  );
 
   let stopping: Promise<void> | undefined;
   return {
@@ -82,13 +96,30 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
         stopSweeper();
         await http.close(config.shutdownTimeoutMs);
         await pool.close();
+        await pipeline.closeLimiters();
         await registry.close();
-        await store.close();
+        await stores.close();
         log.info('stopped');
       })();
       return stopping;
     },
   };
+}
+
+/** With REDIS_URL, rate limits count in Redis for every node; without, in this process (undefined: the pipeline's default). */
+async function sharedLimiters(config: Config, log: Logger, now: () => Date): Promise<{ accounts: RedisRateLimiter; addresses: RedisRateLimiter } | undefined> {
+  if (!config.redisUrl) return undefined;
+  const { RedisRateLimiter } = await import('./limits/redis.js');
+  const onFallback = (fallingBack: boolean, error?: unknown) =>
+    fallingBack
+      ? log.warn({ err: error }, 'Redis does not answer: rate limits are counted on this node alone until it does')
+      : log.info('Redis answers again: rate limits are shared');
+  const options = { timeoutMs: config.redisTimeoutMs, now: () => now().getTime(), onFallback };
+  // One connection for both: the address limiter's subjects never start with "account:".
+  const limiter = new RedisRateLimiter(config.redisUrl, options);
+  // Start even when Redis is away (the node then counts alone and says so), but give it a moment first.
+  if (!(await limiter.ready(config.redisTimeoutMs * 8))) log.warn('Redis did not answer at start: rate limits are counted on this node alone until it does');
+  return { accounts: limiter, addresses: limiter };
 }
 
 export async function main(): Promise<void> {

@@ -1,7 +1,6 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { AccountStore } from './store/accounts.js';
-import type { AnalysisStore } from './store/analyses.js';
+import type { AccountDirectory, AnalysisStore } from './store/types.js';
 import type { Registry } from './registry/registry.js';
 import type { TaskPool } from './pool.js';
 
@@ -9,9 +8,11 @@ import type { TaskPool } from './pool.js';
 export interface Services {
   config: Config;
   log: Logger;
-  accounts: AccountStore;
+  accounts: AccountDirectory;
   analyses: AnalysisStore;
   registry: Registry;
   pool: TaskPool;
+  /** Where rate limits are counted, and how often Redis failed to answer (for /readyz). */
+  rateLimits(): { store: 'memory' | 'redis'; shared: boolean; fallbacks: number };
   now(): Date;
 }

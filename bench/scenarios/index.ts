@@ -87,6 +87,8 @@ export function scenarios(registry: Registry): Scenario[] {
     { name: 'registry: GET /v1/signals?domain=HIPAA&severity=high', method: 'GET', path: '/v1/signals?domain=HIPAA&severity=high&per_page=20', expectStatus: 200, connections: 32, durationSeconds: 8 },
     { name: 'registry: GET /v1/search?q=encryption', method: 'GET', path: '/v1/search?q=encryption%20at%20rest', expectStatus: 200, connections: 32, durationSeconds: 8 },
     // Latency targets are per request: one connection, requests back to back.
+    // Reads the store on every request: the LMDB index range, or one PostgreSQL query (two: count and page).
+    { name: 'stored: GET /v1/gap-analysis/summary', method: 'GET', path: '/v1/gap-analysis/summary?per_page=20', expectStatus: 200, connections: 32, durationSeconds: 8 },
     { name: 'gap analysis: 500 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 15, targetP99Ms: 50 },
     { name: 'gap analysis: 500 findings × 11 frameworks, 4 connections', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 4, durationSeconds: 10 },
     { name: 'gap analysis: 10,000 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 10_000), expectStatus: 200, connections: 1, durationSeconds: 20, targetP99Ms: 500 },

@@ -41,7 +41,7 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
   const requested = request.frameworks?.map((code) => resolveFramework(services.registry, request.frameworksParameter, code, services.registry.gapFrameworkCodes()));
 
   const now = services.now();
-  const stored = services.analyses.get(ctx.params.id, account.name, now);
+  const stored = await services.analyses.get(ctx.params.id, account.name, now);
   const { entry } = stored;
   if (requested) {
     requested.forEach((code, i) => {

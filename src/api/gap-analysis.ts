@@ -8,7 +8,8 @@ import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js
 import { compareStored, type CompareTask } from '../gap/compare.js';
 import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } from '../schemas/gap.js';
 import { AnalysisListData, AnalysisListMeta, AnalysisResultData, AnalysisResultMeta, ComparisonData, VersionOnlyMeta } from '../schemas/gap-result.js';
-import { AnalysisStore, newAnalysisId } from '../store/analyses.js';
+import { expiryOf, newAnalysisId } from '../store/analyses.js';
+import { idempotencyRecord, idempotentRequest, replay } from './idempotency.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
 
 /** Below this body size an analysis runs on the main thread: the hop to a worker costs more (bench/README). */
@@ -27,6 +28,8 @@ export function ownedBytes(body: Uint8Array): Uint8Array {
   return body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
 }
 
+const CREATE_OPERATION = 'POST /v1/gap-analysis';
+
 async function create(ctx: RouteContext) {
   return runAndStore(ctx, (id, createdAt) => runAnalysis(ctx, { body: ctx.rawBody ?? new Uint8Array(), tier: ctx.account.tier, id, createdAt }));
 }
@@ -37,6 +40,11 @@ async function create(ctx: RouteContext) {
  */
 export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt: string) => Promise<AnalyzeOutput>) {
   const { services, account } = ctx;
+  const idempotent = idempotentRequest(ctx, CREATE_OPERATION);
+  if (idempotent) {
+    const earlier = await services.analyses.idempotencyRecord(account.name, idempotent.key, services.now());
+    if (earlier) return replay(ctx, idempotent, earlier);
+  }
   const createdAt = services.now();
   const id = newAnalysisId(createdAt);
   const started = performance.now();
@@ -44,8 +52,8 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
   const analysed = performance.now();
   if (!output.ok) throw new ApiError(output.error.code, output.error.details, { message: output.error.message });
   const payload = Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength);
-  const expiresAt = AnalysisStore.expiryOf(createdAt, GAP_ANALYSIS_LIMITS[account.tier].retentionDays);
-  await services.analyses.save(
+  const expiresAt = expiryOf(createdAt, GAP_ANALYSIS_LIMITS[account.tier].retentionDays);
+  const outcome = await services.analyses.save(
     {
       id,
       account: account.name,
@@ -55,7 +63,10 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
       ...output.summary,
     },
     payload,
+    idempotent && idempotencyRecord(idempotent, account.name, id, 200, createdAt),
   );
+  // A concurrent request with the same key stored first: answer as its retry would be answered.
+  if (!outcome.stored) return replay(ctx, idempotent!, outcome.existing);
   const stored = performance.now();
   return {
     headers: {
@@ -69,8 +80,8 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
   };
 }
 
-function get(ctx: RouteContext) {
-  const stored = ctx.services.analyses.get(ctx.params.id, ctx.account.name, ctx.services.now());
+async function get(ctx: RouteContext) {
+  const stored = await ctx.services.analyses.get(ctx.params.id, ctx.account.name, ctx.services.now());
   return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': stored.entry.expires_at }, file: stored.payload };
 }
 
@@ -82,7 +93,7 @@ const SummaryQuery = Type.Object({
   framework: Type.Optional(Type.String()),
 });
 
-function summary(ctx: RouteContext) {
+async function summary(ctx: RouteContext) {
   const { services, account } = ctx;
   const query = ctx.query as { page: number; per_page?: number; limit?: number; status?: string; framework?: string };
   let framework: string | undefined;
@@ -95,8 +106,8 @@ function summary(ctx: RouteContext) {
   const perPage = query.per_page ?? query.limit ?? 20;
   const offset = (query.page - 1) * perPage;
   const now = services.now();
-  const { total, items } = services.analyses.list(account.name, { framework, status: query.status, offset, limit: perPage }, now);
-  const newestTwo = offset === 0 ? items.slice(0, 2) : services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 2 }, now).items;
+  const { total, items } = await services.analyses.list(account.name, { framework, status: query.status, offset, limit: perPage }, now);
+  const newestTwo = offset === 0 ? items.slice(0, 2) : (await services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 2 }, now)).items;
   const [latest, previous] = newestTwo;
   const scoreChange = latest && previous && latest.posture_score !== null && previous.posture_score !== null ? Math.round((latest.posture_score - previous.posture_score) * 10) / 10 : null;
   const trend = {
@@ -132,9 +143,12 @@ export const INLINE_COMPARE_MAX_BYTES = 512 * 1024;
 async function compare(ctx: RouteContext<unknown, CompareBodyType>) {
   const { services, account, body } = ctx;
   const now = services.now();
+  // One after the other, so that an unknown baseline is reported before the current, as before.
+  const baseline = await services.analyses.get(body.baseline_id, account.name, now);
+  const current = await services.analyses.get(body.current_id, account.name, now);
   const task: CompareTask = {
-    baseline: services.analyses.get(body.baseline_id, account.name, now).payload,
-    current: services.analyses.get(body.current_id, account.name, now).payload,
+    baseline: baseline.payload,
+    current: current.payload,
     includeUnchanged: body.options?.include_unchanged ?? false,
     comparisonId: `CMP-${now.toISOString().slice(0, 10)}-${randomBytes(5).toString('hex').toUpperCase()}`,
   };
@@ -161,7 +175,8 @@ export const gapAnalysisRoutes: Route[] = [
     response: AnalysisResultData,
     meta: AnalysisResultMeta,
     headers: ['X-Analysis-Expires-At', 'Server-Timing'],
-    errors: ['GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'json_too_deep', 'service_busy', 'task_timeout'],
+    idempotent: true,
+    errors: ['idempotency_key_reused', 'GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'json_too_deep', 'service_busy', 'task_timeout'],
     handler: create,
   },
   {

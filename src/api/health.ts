@@ -24,6 +24,11 @@ export const healthRoutes: Route[] = [
       registry_version: Type.String(),
       content_hash: Type.String(),
       pool: Type.Object({ queued: Type.Integer(), queue_limit: Type.Integer() }),
+      rate_limits: Type.Object({
+        store: Type.Union([Type.Literal('memory'), Type.Literal('redis')]),
+        shared: Type.Boolean({ description: 'false while Redis does not answer and each node counts alone (docs/cluster.md)' }),
+        fallbacks: Type.Integer({ description: 'requests counted on this node alone because Redis did not answer, since start' }),
+      }),
     }),
     handler: ({ services }) => {
       const manifest = services.registry.manifest;
@@ -31,7 +36,7 @@ export const healthRoutes: Route[] = [
       const status = pool.ready ? 'ready' : pool.reason === 'starting' ? 'starting' : 'busy';
       return {
         status: pool.ready ? 200 : 503,
-        json: { status, registry_version: manifest.registry_version, content_hash: manifest.content_hash, pool: { queued: pool.queued, queue_limit: pool.queue_limit } },
+        json: { status, registry_version: manifest.registry_version, content_hash: manifest.content_hash, pool: { queued: pool.queued, queue_limit: pool.queue_limit }, rate_limits: services.rateLimits() },
       };
     },
   },

@@ -162,6 +162,15 @@ function operation(route: Route): JsonObject {
     parameters: [
       ...pathParameters(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       ...queryParameters(route),
+      ...(route.idempotent
+        ? [{
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'A retry with the same key and body within 24 hours answers the stored result (Idempotent-Replayed: true); docs/api.md',
+            schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+          }]
+        : []),
     ],
   };
   const example = (EXAMPLES as Record<string, { request?: unknown; response?: unknown }>)[`${route.method} ${route.path}`];

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dirname, resolve } from 'node:path';
 import { isTier, TIERS, type Tier } from '../tiers.js';
-import { openDataStore } from '../store/database.js';
-import { AccountStore } from '../store/accounts.js';
+import { openStores } from '../store/open.js';
+import type { AccountDirectory } from '../store/types.js';
 import { defaultFactsDir, defaultRegistryDir, defaultSourcesDir, resolveDataDir } from '../paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../node-flags.js';
 import { SCAN_FORMATS } from '../schemas/ingest.js';
@@ -30,22 +30,25 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr import FILE|- [--format F]                  a scanner's output file as findings (as POST /v1/findings/import would)
   csr serve                                       start the HTTP service (same as npm start)
 
-Tiers: ${TIERS.join(', ')}. Every command honours DATA_DIR (default data/ in the project; a relative one is taken from the
-project root, as the server takes it) and names the directory it used on standard error;
-registry commands honour REGISTRY_DIR.`;
+Tiers: ${TIERS.join(', ')}. Key and account commands work on PostgreSQL when DATABASE_URL is set, otherwise on
+LMDB under DATA_DIR (default data/ in the project; a relative one is taken from the project root, as the server
+takes it), and name the store they used on standard error; registry commands honour REGISTRY_DIR.`;
 
 class UsageError extends Error {}
 
-async function withAccounts<T>(work: (accounts: AccountStore) => Promise<T> | T): Promise<T> {
-  // The server resolves DATA_DIR with the same function; saying which directory was used (on
-  // stderr, so `keys create | tail -n 1` still yields the key) explains a key the server refuses.
+/** The same store the service uses: PostgreSQL when DATABASE_URL is set, else LMDB under DATA_DIR. */
+async function withAccounts<T>(work: (accounts: AccountDirectory) => Promise<T> | T): Promise<T> {
+  const databaseUrl = process.env.DATABASE_URL?.trim() || undefined;
+  // The server resolves DATA_DIR with the same function; saying which store was used (on stderr,
+  // so `keys create | tail -n 1` still yields the key) explains a key the server refuses.
   const dataDir = resolveDataDir();
-  process.stderr.write(`csr: data directory ${dataDir.path} (${dataDir.source === 'DATA_DIR' ? 'from DATA_DIR' : 'default; set DATA_DIR to choose'})\n`);
-  const store = openDataStore(dataDir.path);
+  if (databaseUrl) process.stderr.write('csr: store PostgreSQL (from DATABASE_URL)\n');
+  else process.stderr.write(`csr: data directory ${dataDir.path} (${dataDir.source === 'DATA_DIR' ? 'from DATA_DIR' : 'default; set DATA_DIR to choose'})\n`);
+  const stores = await openStores({ dataDir: dataDir.path, databaseUrl });
   try {
-    return await work(new AccountStore(store));
+    return await work(stores.accounts);
   } finally {
-    await store.close();
+    await stores.close();
   }
 }
 

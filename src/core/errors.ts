@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   GAP_TOO_MANY_FRAMEWORKS: { status: 400, message: 'Too many frameworks: {count} requested, the {tier} tier allows {limit}' },
   GAP_NOT_FOUND: { status: 404, message: 'Gap analysis not found: {id}' },
   GAP_EXPIRED: { status: 410, message: 'Gap analysis {id} expired on {expired_at}' },
+  idempotency_key_reused: { status: 422, message: 'Idempotency-Key {key} was already used with a different request in the last {window_hours} hours' },
   service_busy: { status: 503, message: 'The analysis queue is full; retry in {retry_after} seconds' },
   task_timeout: { status: 503, message: 'The task ran past its time budget of {timeout_ms} ms; retry in {retry_after} seconds' },
   shutting_down: { status: 503, message: 'The service is shutting down; retry on another instance' },

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { ADDRESS_LIMITER_CAPACITY, ADDRESS_RATE_LIMITS, RATE_LIMITS, tierAtLeast } from '../tiers.js';
-import type { Account } from '../store/accounts.js';
+import type { Account } from '../store/types.js';
 import type { Services } from '../services.js';
 import { ApiError, busyError } from '../core/errors.js';
-import { RateLimiter, rateLimitedError } from './rate-limit.js';
+import { MemoryRateLimiter } from '../limits/memory.js';
+import { rateLimitedError, type RateDecision, type RateLimiter } from '../limits/types.js';
 import { Router } from './router.js';
 import type { Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from '../core/validation.js';
@@ -33,6 +34,11 @@ export interface OutgoingResponse {
  */
 export type Admission =
   | { kind: 'respond'; response: OutgoingResponse }
+  /**
+   * The verdict needs one asynchronous step first (the shared rate limiter's round trip to Redis):
+   * the adapter holds the body back until it settles. With the in-memory limiter this never occurs.
+   */
+  | { kind: 'defer'; admission: Promise<Exclude<Admission, { kind: 'defer' }>> }
   | { kind: 'read_body'; limit: number; tooLarge(): OutgoingResponse; run(body: Buffer): Promise<OutgoingResponse> }
   | { kind: 'run'; run(): Promise<OutgoingResponse> };
 
@@ -56,10 +62,11 @@ export class Pipeline {
   private readonly log: Logger;
   shuttingDown = false;
 
-  constructor(routes: readonly Route[], private readonly services: Services) {
+  /** Without `limiters`, both count in this process's memory (one node). */
+  constructor(routes: readonly Route[], private readonly services: Services, limiters?: { accounts: RateLimiter; addresses: RateLimiter }) {
     this.router = new Router(routes);
-    this.limiter = new RateLimiter(() => services.now().getTime());
-    this.addressLimiter = new RateLimiter(() => services.now().getTime(), ADDRESS_LIMITER_CAPACITY);
+    this.limiter = limiters?.accounts ?? new MemoryRateLimiter(() => services.now().getTime());
+    this.addressLimiter = limiters?.addresses ?? new MemoryRateLimiter(() => services.now().getTime(), ADDRESS_LIMITER_CAPACITY);
     this.answers = new RegistryAnswerCache(services.registry.manifest.content_hash, services.config.registryCacheBytes);
     this.log = services.log;
     for (const route of routes) {
@@ -78,6 +85,10 @@ export class Pipeline {
   pruneRateWindows(): void {
     this.limiter.prune();
     this.addressLimiter.prune();
+  }
+
+  async closeLimiters(): Promise<void> {
+    await Promise.all([this.limiter.close(), this.addressLimiter.close()]);
   }
 
   admit(request: IncomingRequest): Admission {
@@ -102,6 +113,25 @@ export class Pipeline {
     const decision = account
       ? this.limiter.consume(`account:${account.name}`, RATE_LIMITS[account.tier])
       : this.addressLimiter.consume(request.remoteAddress, ADDRESS_RATE_LIMITS);
+    if (decision instanceof Promise) {
+      return { kind: 'defer', admission: decision.then((settled) => this.afterLimit(request, match, account, settled, baseHeaders, requestId)) };
+    }
+    return this.afterLimit(request, match, account, decision, baseHeaders, requestId);
+  }
+
+  /** The rest of admission once the request has been counted. */
+  private afterLimit(
+    request: IncomingRequest,
+    match: ReturnType<Router['match']>,
+    account: Account | undefined,
+    decision: RateDecision,
+    baseHeaders: Record<string, string>,
+    requestId: string,
+  ): Exclude<Admission, { kind: 'defer' }> {
+    const refuse = (error: ApiError, extra: Record<string, string> = {}) => ({
+      kind: 'respond' as const,
+      response: errorResponse(error, { ...baseHeaders, ...extra, ...error.headers }),
+    });
     if (!decision.allowed) return refuse(rateLimitedError(decision));
     if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }), decision.headers);
     if (match.kind === 'method_not_allowed') {
@@ -193,7 +223,7 @@ export class Pipeline {
         body = parseJsonBody(rawBody);
         if (prepared.checkBody) body = prepared.checkBody(body);
       }
-      const context: RouteContext = { requestId, params, query, body, rawBody, account, services: this.services };
+      const context: RouteContext = { requestId, params, query, body, rawBody, headers: request.headers, account, services: this.services };
       const reply = await prepared.route.handler(context);
       return toResponse(reply, headers);
     } catch (error) {

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Account } from '../store/accounts.js';
+import type { Account } from '../store/types.js';
 import type { Tier } from '../tiers.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Services } from '../services.js';
@@ -14,6 +14,8 @@ export interface RouteContext<Query = any, Body = any> {
   body: Body;
   /** The body bytes as received, for routes that hand them to a worker unparsed. */
   rawBody: Buffer | undefined;
+  /** Request headers, names in lower case (e.g. idempotency-key). */
+  headers: Record<string, string>;
   account: Account;
   services: Services;
 }
@@ -72,6 +74,8 @@ export interface Route {
    * bytes, carries an ETag and Cache-Control, and a matching If-None-Match gets 304.
    */
   registryRead?: boolean;
+  /** The route accepts an Idempotency-Key header (src/api/idempotency.ts), for the OpenAPI document. */
+  idempotent?: boolean;
   /** Response data schema, for the OpenAPI document. */
   response?: TSchema;
   /** Schema of the envelope's `meta`, for the OpenAPI document. */

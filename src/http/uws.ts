@@ -89,19 +89,42 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
         })
         .then(deliver)
         .catch((error: unknown) => log.error({ err: error, method: incoming.method, url: incoming.url }, 'response could not be written'));
-    switch (admission.kind) {
-      case 'respond':
-        answer(Promise.resolve(admission.response));
-        return;
-      case 'run':
-        answer(admission.run());
-        return;
-      case 'read_body':
-        readBody(res, state, admission.limit, {
-          tooLarge: () => answer(Promise.resolve(admission.tooLarge())),
-          complete: (body) => answer(admission.run(body)),
-        });
+    const proceed = (admission: Exclude<Admission, { kind: 'defer' }>, body?: BodyReader) => {
+      switch (admission.kind) {
+        case 'respond':
+          answer(Promise.resolve(admission.response));
+          return;
+        case 'run':
+          answer(admission.run());
+          return;
+        case 'read_body':
+          (body ?? new BodyReader(res, state)).deliver(admission.limit, {
+            tooLarge: () => answer(Promise.resolve(admission.tooLarge())),
+            complete: (bytes) => answer(admission.run(bytes)),
+          });
+      }
+    };
+    if (admission.kind !== 'defer') {
+      proceed(admission);
+      return;
     }
+    // Body bytes that came with the headers arrive as soon as this callback returns and are lost
+    // without a handler: take them now, and hold the socket until the verdict says whether to read on.
+    const body = new BodyReader(res, state);
+    res.pause();
+    admission.admission.then(
+      (settled) => {
+        if (state.aborted) return;
+        res.resume();
+        proceed(settled, body);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'admission failed');
+        if (state.aborted) return;
+        res.resume();
+        answer(Promise.resolve(internalErrorResponse(randomUUID())));
+      },
+    );
   });
 
   return new Promise((resolve, reject) => {
@@ -134,22 +157,48 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
   });
 }
 
-function readBody(res: HttpResponse, state: ResponseState, limit: number, on: { tooLarge(): void; complete(body: Buffer): void }): void {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  let refused = false;
-  res.onData((chunk, isLast) => {
-    if (state.aborted || refused) return;
-    received += chunk.byteLength;
-    if (received > limit) {
-      refused = true;
-      on.tooLarge();
+/**
+ * Reads a request body: registered at once, it keeps chunks that arrive before the limit is known,
+ * then enforces the limit on everything received. uWS neuters each chunk's ArrayBuffer when its
+ * callback returns, so every chunk is copied.
+ */
+class BodyReader {
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private finished = false;
+  private refused = false;
+  private limit = Number.POSITIVE_INFINITY;
+  private handlers: { tooLarge(): void; complete(body: Buffer): void } | undefined;
+
+  constructor(res: HttpResponse, private readonly state: ResponseState) {
+    res.onData((chunk, isLast) => {
+      if (this.state.aborted || this.refused) return;
+      this.received += chunk.byteLength;
+      this.chunks.push(Buffer.from(chunk.slice(0)));
+      if (isLast) this.finished = true;
+      this.check();
+    });
+  }
+
+  deliver(limit: number, handlers: { tooLarge(): void; complete(body: Buffer): void }): void {
+    this.limit = limit;
+    this.handlers = handlers;
+    this.check();
+  }
+
+  private check(): void {
+    if (!this.handlers || this.refused) return;
+    if (this.received > this.limit) {
+      this.refused = true;
+      this.chunks.length = 0;
+      this.handlers.tooLarge();
       return;
     }
-    // uWS neuters the ArrayBuffer when this callback returns: copy it.
-    chunks.push(Buffer.from(chunk.slice(0)));
-    if (isLast) on.complete(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
-  });
+    if (this.finished) {
+      this.refused = true;
+      this.handlers.complete(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.received));
+    }
+  }
 }
 
 function statusLine(status: number): string {

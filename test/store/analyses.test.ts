@@ -2,17 +2,18 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDataStore } from '../../src/store/database.js';
-import { AnalysisStore, newAnalysisId, startSweeper } from '../../src/store/analyses.js';
+import { openDataStore } from '../../src/store/lmdb/database.js';
+import { LmdbAnalysisStore } from '../../src/store/lmdb/analyses.js';
+import { expiryOf, newAnalysisId, startSweeper } from '../../src/store/analyses.js';
 import { ApiError } from '../../src/core/errors.js';
-import type { AnalysisIndexEntry } from '../../src/store/database.js';
+import type { AnalysisIndexEntry } from '../../src/store/types.js';
 
 function entry(id: string, account: string, createdAt: Date, retentionDays: number): AnalysisIndexEntry {
   return {
     id,
     account,
     created_at: createdAt.toISOString(),
-    expires_at: AnalysisStore.expiryOf(createdAt, retentionDays).toISOString(),
+    expires_at: expiryOf(createdAt, retentionDays).toISOString(),
     frameworks: ['HIPAA'],
     posture_status: 'at_risk',
     posture_score: 70,
@@ -22,9 +23,9 @@ function entry(id: string, account: string, createdAt: Date, retentionDays: numb
   };
 }
 
-function codeOf(fn: () => unknown): string | undefined {
+async function codeOf(fn: () => Promise<unknown>): Promise<string | undefined> {
   try {
-    fn();
+    await fn();
     return undefined;
   } catch (error) {
     return error instanceof ApiError ? error.code : 'not-an-api-error';
@@ -45,7 +46,7 @@ t.test('retention, expiry and the sweeper with an injected clock', async (t) => 
     await data.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const store = new AnalysisStore(data);
+  const store = new LmdbAnalysisStore(data);
   const day0 = new Date('2026-01-01T00:00:00Z');
   const at = (days: number) => new Date(day0.getTime() + days * 86_400_000);
 
@@ -53,22 +54,22 @@ t.test('retention, expiry and the sweeper with an injected clock', async (t) => 
   await store.save(entry('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(1), 90), Buffer.from('{"data":{"id":"B"}}'));
   await store.save(entry('GAP-2026-01-01-CCCCCCCCCC', 'other', at(2), 30), Buffer.from('{"data":{"id":"C"}}'));
 
-  t.equal(store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(29)).payload.toString(), '{"data":{"id":"A"}}');
-  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'other', at(1))), 'GAP_NOT_FOUND', "another account's analysis is not found");
-  t.equal(codeOf(() => store.get('GAP-2026-01-01-ZZZZZZZZZZ', 'acme', at(1))), 'GAP_NOT_FOUND');
-  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(30))), 'GAP_EXPIRED', 'expired at created + 30 days, before any sweep');
+  t.equal((await store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(29))).payload.toString(), '{"data":{"id":"A"}}');
+  t.equal(await codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'other', at(1))), 'GAP_NOT_FOUND', "another account's analysis is not found");
+  t.equal(await codeOf(() => store.get('GAP-2026-01-01-ZZZZZZZZZZ', 'acme', at(1))), 'GAP_NOT_FOUND');
+  t.equal(await codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(30))), 'GAP_EXPIRED', 'expired at created + 30 days, before any sweep');
 
-  const listed = store.list('acme', { offset: 0, limit: 10 }, at(10));
+  const listed = await store.list('acme', { offset: 0, limit: 10 }, at(10));
   t.same(listed.items.map((e) => e.id), ['GAP-2026-01-01-BBBBBBBBBB', 'GAP-2026-01-01-AAAAAAAAAA'], 'newest first, own analyses only');
-  t.equal(store.list('acme', { offset: 0, limit: 10 }, at(31)).total, 1, 'expired analyses drop out of the list');
+  t.equal((await store.list('acme', { offset: 0, limit: 10 }, at(31))).total, 1, 'expired analyses drop out of the list');
 
   t.equal(await store.sweep(at(29)), 0, 'nothing due yet');
   t.equal(await store.sweep(at(33)), 2, 'A (day 30) and C (day 32) are due');
   t.equal(data.analyses.getBinary('GAP-2026-01-01-AAAAAAAAAA'), undefined, 'the payload is gone');
   t.ok(data.analysisIndex.get('GAP-2026-01-01-AAAAAAAAAA')?.swept_at, 'a tombstone remains');
-  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(33))), 'GAP_EXPIRED', '410 after the sweep too');
-  t.equal(codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'other', at(33))), 'GAP_NOT_FOUND', 'tombstones stay private');
-  t.equal(store.get('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(33)).entry.id, 'GAP-2026-01-01-BBBBBBBBBB', 'the 90-day analysis survives');
+  t.equal(await codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(33))), 'GAP_EXPIRED', '410 after the sweep too');
+  t.equal(await codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'other', at(33))), 'GAP_NOT_FOUND', 'tombstones stay private');
+  t.equal((await store.get('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(33))).entry.id, 'GAP-2026-01-01-BBBBBBBBBB', 'the 90-day analysis survives');
   t.equal([...data.analysisExpiry.getRange()].length, 1, 'the expiry index holds only what is still live');
 
   let now = at(33);

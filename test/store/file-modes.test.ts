@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { openDataStore } from '../../src/store/database.js';
+import { openDataStore } from '../../src/store/lmdb/database.js';
 import { projectRoot } from '../../src/paths.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;

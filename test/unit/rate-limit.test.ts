@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RateLimiter } from '../../src/http/rate-limit.js';
+import { MemoryRateLimiter as RateLimiter } from '../../src/limits/memory.js';
 import { ADDRESS_RATE_LIMITS, RATE_LIMITS } from '../../src/tiers.js';
 
 const MINUTE = 60_000;

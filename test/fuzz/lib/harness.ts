@@ -2,8 +2,8 @@ import { Agent, request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDataStore, type DataStore } from '../../../src/store/database.js';
-import { AccountStore } from '../../../src/store/accounts.js';
+import { openDataStore, type DataStore } from '../../../src/store/lmdb/database.js';
+import { LmdbAccountDirectory } from '../../../src/store/lmdb/accounts.js';
 import { GAP_ANALYSIS_LIMITS, type Tier } from '../../../src/tiers.js';
 import { projectRoot } from '../../../src/paths.js';
 import { startChildService, type ChildService } from '../../helpers/child-service.js';
@@ -65,7 +65,7 @@ export class FuzzHarness {
   private constructor(
     readonly dataDir: string,
     private readonly store: DataStore,
-    private readonly keys: AccountStore,
+    private readonly keys: LmdbAccountDirectory,
     private readonly env: Record<string, string>,
   ) {}
 
@@ -73,7 +73,7 @@ export class FuzzHarness {
     const dataDir = mkdtempSync(join(tmpdir(), 'csr-fuzz-'));
     // The harness writes keys into the same LMDB the service reads, as the csr CLI does.
     const store = openDataStore(dataDir);
-    const harness = new FuzzHarness(dataDir, store, new AccountStore(store), { DATA_DIR: dataDir, WORKERS: '1', ...env });
+    const harness = new FuzzHarness(dataDir, store, new LmdbAccountDirectory(store), { DATA_DIR: dataDir, WORKERS: '1', ...env });
     harness.service = await startChildService(harness.env);
     const document = await harness.json('GET', '/v1/openapi.json', await harness.keyOf('community'));
     harness.operations = operationsOf(document as Parameters<typeof operationsOf>[0]);

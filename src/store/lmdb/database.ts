@@ -1,6 +1,9 @@
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
+import type { AccountRecord, AnalysisIndexEntry, ApiKeyRecord, IdempotencyRecord } from '../types.js';
+
+export type { AccountRecord, AnalysisIndexEntry, ApiKeyRecord } from '../types.js';
 
 /**
  * The service's own LMDB environment under DATA_DIR: accounts, API keys and stored analyses.
@@ -15,39 +18,11 @@ export interface DataStore {
   analysisIndex: Database<AnalysisIndexEntry, string>;
   analysisExpiry: Database<true, [number, string]>;
   accountAnalyses: Database<true, [string, string, string]>;
+  /** Idempotency records by [account, key]. */
+  idempotency: Database<IdempotencyRecord, [string, string]>;
+  /** [expiresAt, account, key]: the sweeper's range scan over idempotency records. */
+  idempotencyExpiry: Database<true, [number, string, string]>;
   close(): Promise<void>;
-}
-
-export interface AccountRecord {
-  name: string;
-  tier: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  account: string;
-  /** SHA-256 of the secret part; the key itself is never stored. */
-  secret_sha256: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-/** Small per-analysis record kept apart from the payload so that listing and expiry stay cheap. */
-export interface AnalysisIndexEntry {
-  id: string;
-  account: string;
-  created_at: string;
-  expires_at: string;
-  frameworks: string[];
-  posture_status: string;
-  posture_score: number | null;
-  critical_gaps: number;
-  high_gaps: number;
-  status: 'completed';
-  /** Set when the sweeper has removed the payload: the entry stays as a tombstone for 410s. */
-  swept_at?: string;
 }
 
 /** The store holds key hashes and customers' findings: only the service's own user may read it. */
@@ -107,6 +82,8 @@ export function openDataStore(dataDir: string): DataStore {
     analysisIndex: root.openDB<AnalysisIndexEntry, string>({ name: 'analysis-index' }),
     analysisExpiry: root.openDB<true, [number, string]>({ name: 'analysis-expiry', keyEncoding: 'ordered-binary' }),
     accountAnalyses: root.openDB<true, [string, string, string]>({ name: 'account-analyses', keyEncoding: 'ordered-binary' }),
+    idempotency: root.openDB<IdempotencyRecord, [string, string]>({ name: 'idempotency', keyEncoding: 'ordered-binary' }),
+    idempotencyExpiry: root.openDB<true, [number, string, string]>({ name: 'idempotency-expiry', keyEncoding: 'ordered-binary' }),
     close: () => root.close(),
   };
 }

@@ -1,5 +1,7 @@
-import { ApiError } from '../core/errors.js';
 import type { RateLimits } from '../tiers.js';
+import { decide, windowsAt, type RateDecision, type RateLimiter } from './types.js';
+
+export type { RateDecision } from './types.js';
 
 /**
  * Fixed windows per account, in memory: one per UTC minute and one per UTC day. Fixed windows make
@@ -15,20 +17,7 @@ interface Usage {
   daily: boolean;
 }
 
-export interface RateDecision {
-  allowed: boolean;
-  headers: Record<string, string>;
-  /** Seconds until the window that refused the request resets (only when refused). */
-  retryAfter?: number;
-  limit?: number;
-  resetAt?: number;
-}
-
-const MINUTE = 60_000;
-const DAY = 86_400_000;
-export const UNLIMITED = 'unlimited';
-
-export class RateLimiter {
+export class MemoryRateLimiter implements RateLimiter {
   private readonly usage = new Map<string, Usage>();
 
   /**
@@ -57,8 +46,7 @@ export class RateLimiter {
 
   private decide(subject: string, limits: RateLimits, count: boolean): RateDecision {
     const now = this.now();
-    const minuteStart = now - (now % MINUTE);
-    const dayStart = now - (now % DAY);
+    const { minuteStart, dayStart } = windowsAt(now);
     let usage = this.usage.get(subject);
     if (!usage) {
       if (this.usage.size >= this.maxSubjects) this.makeRoom();
@@ -68,8 +56,6 @@ export class RateLimiter {
     if (usage.minuteStart !== minuteStart) Object.assign(usage, { minuteStart, minuteCount: 0 });
     if (usage.dayStart !== dayStart) Object.assign(usage, { dayStart, dayCount: 0 });
 
-    const minuteReset = minuteStart + MINUTE;
-    const dayReset = dayStart + DAY;
     const overMinute = usage.minuteCount >= limits.perMinute;
     const overDay = limits.perDay !== null && usage.dayCount >= limits.perDay;
     const allowed = !overMinute && !overDay;
@@ -77,25 +63,14 @@ export class RateLimiter {
       usage.minuteCount += 1;
       usage.dayCount += 1;
     }
-    const headers: Record<string, string> = {
-      'X-RateLimit-Limit': String(limits.perMinute),
-      'X-RateLimit-Remaining': String(Math.max(0, limits.perMinute - usage.minuteCount)),
-      'X-RateLimit-Reset': String(Math.ceil(minuteReset / 1000)),
-      'X-RateLimit-Daily-Limit': limits.perDay === null ? UNLIMITED : String(limits.perDay),
-      'X-RateLimit-Daily-Remaining': limits.perDay === null ? UNLIMITED : String(Math.max(0, limits.perDay - usage.dayCount)),
-    };
-    if (allowed) return { allowed, headers };
-    // When both windows are exhausted the caller must wait for the later reset.
-    const resetAt = overDay ? dayReset : minuteReset;
-    const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
-    return { allowed, headers, retryAfter, resetAt, limit: overDay ? (limits.perDay as number) : limits.perMinute };
+    return decide(limits, now, usage.minuteCount, usage.dayCount, allowed);
   }
+
+  async close(): Promise<void> {}
 
   /** Drops the entries whose windows have all ended, so idle subjects do not hold memory. */
   prune(): void {
-    const now = this.now();
-    const minuteStart = now - (now % MINUTE);
-    const dayStart = now - (now % DAY);
+    const { minuteStart, dayStart } = windowsAt(this.now());
     for (const [subject, usage] of this.usage) {
       if (usage.minuteStart !== minuteStart && (!usage.daily || usage.dayStart !== dayStart)) this.usage.delete(subject);
     }
@@ -107,13 +82,4 @@ export class RateLimiter {
     const oldest = this.usage.keys().next().value;
     if (oldest !== undefined) this.usage.delete(oldest);
   }
-}
-
-export function rateLimitedError(decision: RateDecision): ApiError {
-  const retryAfter = decision.retryAfter ?? 1;
-  return new ApiError(
-    'rate_limited',
-    { limit: decision.limit, remaining: 0, reset_at: new Date(decision.resetAt ?? Date.now()).toISOString(), retry_after: retryAfter },
-    { headers: { ...decision.headers, 'Retry-After': String(retryAfter) } },
-  );
 }

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { ApiError, invalidParameter } from '../core/errors.js';
+import type { FileReply, RouteContext } from '../http/route.js';
+import type { IdempotencyRecord } from '../store/types.js';
+
+/**
+ * Idempotency-Key on the POSTs that store, as Stripe does: the first request with a key stores
+ * its result and the key together (one transaction); a retry with the same key and the same body
+ * within the window gets that result again, byte for byte, with `Idempotent-Replayed: true`; the
+ * same key with another body is 422 idempotency_key_reused. Keys are per account. docs/api.md.
+ */
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+export const IDEMPOTENCY_WINDOW_MS = IDEMPOTENCY_WINDOW_HOURS * 3_600_000;
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** Visible ASCII, 1–255 characters: room for a UUID or a client's own scheme, nothing that needs escaping. */
+const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
+
+export interface IdempotentRequest {
+  key: string;
+  operation: string;
+  fingerprint: string;
+}
+
+/** The request's key, operation and fingerprint, or undefined without the header. */
+export function idempotentRequest(ctx: RouteContext, operation: string): IdempotentRequest | undefined {
+  const key = ctx.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (!KEY_SYNTAX.test(key)) {
+    throw invalidParameter('Idempotency-Key', key.slice(0, 300), { reason: 'must be 1 to 255 visible ASCII characters' });
+  }
+  const fingerprint = createHash('sha256').update(operation).update('\n').update(ctx.rawBody ?? new Uint8Array()).digest('hex');
+  return { key, operation, fingerprint };
+}
+
+/** The record to store with the result. */
+export function idempotencyRecord(request: IdempotentRequest, account: string, analysisId: string, status: number, now: Date): IdempotencyRecord {
+  return {
+    account,
+    key: request.key,
+    operation: request.operation,
+    fingerprint: request.fingerprint,
+    analysis_id: analysisId,
+    status,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
+  };
+}
+
+/** A retry answers what the first request answered; a different request under the key is refused. */
+export async function replay(ctx: RouteContext, request: IdempotentRequest, record: IdempotencyRecord): Promise<FileReply> {
+  if (record.fingerprint !== request.fingerprint) {
+    throw new ApiError('idempotency_key_reused', { key: request.key, window_hours: IDEMPOTENCY_WINDOW_HOURS, operation: record.operation });
+  }
+  const stored = await ctx.services.analyses.get(record.analysis_id, ctx.account.name, ctx.services.now());
+  return {
+    status: record.status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Analysis-Expires-At': stored.entry.expires_at, [REPLAYED_HEADER]: 'true' },
+    file: stored.payload,
+  };
+}

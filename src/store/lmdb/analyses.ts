@@ -1,0 +1,94 @@
+import { ApiError } from '../../core/errors.js';
+import { liveEntry, MAX_ANALYSIS_ID_LENGTH } from '../analyses.js';
+import type { AnalysisIndexEntry, AnalysisListQuery, AnalysisStore, IdempotencyRecord, SaveOutcome, StoredAnalysis } from '../types.js';
+import type { DataStore } from './database.js';
+
+/**
+ * Stored analyses in the embedded LMDB. The payload is the create response's bytes, so a GET
+ * sends it unchanged. Expiry is indexed by [expiresAt, id] so the sweeper is one range scan;
+ * a swept analysis keeps its small index entry as a tombstone and answers 410, not 404.
+ * Reads are synchronous underneath; the promise is the interface's, shared with PostgreSQL.
+ */
+export class LmdbAnalysisStore implements AnalysisStore {
+  constructor(private readonly store: DataStore) {}
+
+  async save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord): Promise<SaveOutcome> {
+    const expiresAt = Date.parse(entry.expires_at);
+    let outcome: SaveOutcome = { stored: true };
+    // LMDB runs write transactions one at a time, so the check and the writes cannot interleave
+    // with another request's save under the same key.
+    await this.store.root.transaction(() => {
+      if (idempotency) {
+        const existing = this.store.idempotency.get([idempotency.account, idempotency.key]);
+        if (existing && Date.parse(existing.expires_at) > Date.parse(idempotency.created_at)) {
+          outcome = { stored: false, existing };
+          return;
+        }
+        if (existing) this.store.idempotencyExpiry.remove([Date.parse(existing.expires_at), existing.account, existing.key]);
+        this.store.idempotency.put([idempotency.account, idempotency.key], idempotency);
+        this.store.idempotencyExpiry.put([Date.parse(idempotency.expires_at), idempotency.account, idempotency.key], true);
+      }
+      this.store.analyses.put(entry.id, payload);
+      this.store.analysisIndex.put(entry.id, entry);
+      this.store.analysisExpiry.put([expiresAt, entry.id], true);
+      this.store.accountAnalyses.put([entry.account, entry.created_at, entry.id], true);
+    });
+    return outcome;
+  }
+
+  async get(id: string, account: string, now: Date): Promise<StoredAnalysis> {
+    const entry = liveEntry(id.length <= MAX_ANALYSIS_ID_LENGTH ? this.store.analysisIndex.get(id) : undefined, id, account, now);
+    const payload = this.store.analyses.getBinary(id);
+    // A payload can only be missing after a sweep, which also marks the entry expired.
+    if (!payload) throw new ApiError('GAP_EXPIRED', { id, expired_at: entry.expires_at });
+    return { entry, payload: Buffer.from(payload) };
+  }
+
+  async list(account: string, query: AnalysisListQuery, now: Date): Promise<{ total: number; items: AnalysisIndexEntry[] }> {
+    const items: AnalysisIndexEntry[] = [];
+    let total = 0;
+    const range = this.store.accountAnalyses.getRange({ start: [account, '\uffff'], end: [account, ''], reverse: true });
+    for (const { key } of range) {
+      const entry = this.store.analysisIndex.get(key[2]);
+      if (!entry || entry.swept_at || Date.parse(entry.expires_at) <= now.getTime()) continue;
+      if (query.framework && !entry.frameworks.includes(query.framework)) continue;
+      if (query.status && entry.status !== query.status) continue;
+      if (total >= query.offset && items.length < query.limit) items.push(entry);
+      total += 1;
+    }
+    return { total, items };
+  }
+
+  async idempotencyRecord(account: string, key: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    const record = this.store.idempotency.get([account, key]);
+    return record && Date.parse(record.expires_at) > now.getTime() ? record : undefined;
+  }
+
+  async sweep(now: Date): Promise<number> {
+    const due: Array<[number, string]> = [];
+    for (const { key } of this.store.analysisExpiry.getRange({ start: [0, ''], end: [now.getTime(), '\uffff'] })) due.push(key);
+    const dueKeys: Array<[number, string, string]> = [];
+    for (const { key } of this.store.idempotencyExpiry.getRange({ start: [0, '', ''], end: [now.getTime(), '\uffff', '\uffff'] })) dueKeys.push(key);
+    if (!due.length && !dueKeys.length) return 0;
+    const sweptAt = now.toISOString();
+    await this.store.root.transaction(() => {
+      for (const key of due) {
+        const id = key[1];
+        const entry = this.store.analysisIndex.get(id);
+        this.store.analyses.remove(id);
+        this.store.analysisExpiry.remove(key);
+        if (entry) {
+          this.store.accountAnalyses.remove([entry.account, entry.created_at, entry.id]);
+          this.store.analysisIndex.put(id, { ...entry, swept_at: sweptAt });
+        }
+      }
+      for (const key of dueKeys) {
+        this.store.idempotencyExpiry.remove(key);
+        const record = this.store.idempotency.get([key[1], key[2]]);
+        // A key reused after expiry has a newer record: leave it.
+        if (record && Date.parse(record.expires_at) === key[0]) this.store.idempotency.remove([key[1], key[2]]);
+      }
+    });
+    return due.length;
+  }
+}

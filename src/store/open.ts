@@ -1,0 +1,33 @@
+import type { Logger } from '../log.js';
+import { openDataStore } from './lmdb/database.js';
+import { LmdbAccountDirectory } from './lmdb/accounts.js';
+import { LmdbAnalysisStore } from './lmdb/analyses.js';
+import type { Stores } from './types.js';
+
+export interface StoreOptions {
+  /** LMDB's directory (the default store). */
+  dataDir: string;
+  /** When set, PostgreSQL holds accounts, keys and analyses instead of LMDB. */
+  databaseUrl?: string;
+  now?: () => Date;
+  /** Keep a replica of the key directory for synchronous authentication (the service does; the CLI does not). */
+  authenticates?: boolean;
+  log?: Logger;
+}
+
+/** Opens the configured backend: LMDB under DATA_DIR unless DATABASE_URL names a PostgreSQL database. */
+export async function openStores(options: StoreOptions): Promise<Stores> {
+  const now = options.now ?? (() => new Date());
+  if (options.databaseUrl) {
+    // Loaded only when asked for, so the embedded default never pays for the driver.
+    const { openPostgresStores } = await import('./postgres/open.js');
+    return openPostgresStores(options.databaseUrl, { now, authenticates: options.authenticates ?? false, log: options.log });
+  }
+  const data = openDataStore(options.dataDir);
+  return {
+    kind: 'lmdb',
+    accounts: new LmdbAccountDirectory(data, now),
+    analyses: new LmdbAnalysisStore(data),
+    close: () => data.close(),
+  };
+}

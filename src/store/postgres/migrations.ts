@@ -1,0 +1,99 @@
+import type { Sql } from 'postgres';
+
+/**
+ * The PostgreSQL schema as numbered steps. Every node applies the missing ones at start, inside
+ * one transaction under an advisory lock, so concurrent starts apply each step once and a failed
+ * step leaves nothing half-done. A step, once released, is never edited: change the schema with a
+ * new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, analyses, idempotency',
+    sql: `
+      -- One value per directory write transaction (writers serialise on an advisory lock), so
+      -- "rows with change_seq > N" is exactly what a node's key replica has not seen yet.
+      CREATE SEQUENCE directory_change_seq;
+      CREATE TABLE accounts (
+        name        text PRIMARY KEY,
+        tier        text NOT NULL,
+        created_at  timestamptz NOT NULL,
+        updated_at  timestamptz NOT NULL,
+        change_seq  bigint NOT NULL
+      );
+      CREATE INDEX accounts_change_seq ON accounts (change_seq);
+      CREATE TABLE api_keys (
+        id             text PRIMARY KEY,
+        account        text NOT NULL REFERENCES accounts (name),
+        secret_sha256  text NOT NULL,
+        created_at     timestamptz NOT NULL,
+        revoked_at     timestamptz,
+        change_seq     bigint NOT NULL
+      );
+      CREATE INDEX api_keys_change_seq ON api_keys (change_seq);
+      CREATE TABLE analyses (
+        id              text PRIMARY KEY,
+        account         text NOT NULL,
+        created_at      timestamptz NOT NULL,
+        expires_at      timestamptz NOT NULL,
+        frameworks      text[] NOT NULL,
+        posture_status  text NOT NULL,
+        posture_score   double precision,
+        critical_gaps   integer NOT NULL,
+        high_gaps       integer NOT NULL,
+        status          text NOT NULL,
+        -- Set by the sweeper, which also drops the payload: the row stays as a tombstone (410).
+        swept_at        timestamptz,
+        payload         bytea
+      );
+      CREATE INDEX analyses_expiry ON analyses (expires_at, id) WHERE swept_at IS NULL;
+      CREATE INDEX analyses_by_account ON analyses (account, created_at DESC, id DESC) WHERE swept_at IS NULL;
+      CREATE TABLE idempotency_keys (
+        account      text NOT NULL,
+        key          text NOT NULL,
+        operation    text NOT NULL,
+        fingerprint  text NOT NULL,
+        analysis_id  text NOT NULL,
+        status       integer NOT NULL,
+        created_at   timestamptz NOT NULL,
+        expires_at   timestamptz NOT NULL,
+        PRIMARY KEY (account, key)
+      );
+      CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+    `,
+  },
+];
+
+/** Advisory lock ids of this service ("csr" in the high bytes, then the purpose). */
+export const LOCKS = {
+  migrations: 0x637372_01,
+  sweep: 0x637372_02,
+  directory: 0x637372_03,
+} as const;
+
+/** Applies the missing migrations; returns the versions applied now. */
+export async function migrate(sql: Sql): Promise<number[]> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${LOCKS.migrations})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+    const applied = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((row) => row.version));
+    const newest = Math.max(0, ...applied);
+    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    // A database migrated by a newer release: refuse rather than run against a schema we do not know.
+    if (newest > known) throw new Error(`The database schema is at version ${newest}; this release knows up to ${known}. Upgrade this node.`);
+    const now: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await tx.unsafe(migration.sql);
+      await tx`INSERT INTO schema_migrations (version, name) VALUES (${migration.version}, ${migration.name})`;
+      now.push(migration.version);
+    }
+    return now;
+  });
+}

@@ -1,0 +1,129 @@
+import type { Tier } from '../tiers.js';
+
+/**
+ * The store interfaces. Two implementations hold the same data with the same behaviour:
+ * src/store/lmdb/ (embedded, the default) and src/store/postgres/ (DATABASE_URL, for several
+ * nodes). test/store/contract.test.ts runs one suite against both.
+ */
+
+export interface Account {
+  name: string;
+  tier: Tier;
+}
+
+export interface AccountRecord {
+  name: string;
+  tier: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  account: string;
+  /** SHA-256 of the secret part; the key itself is never stored. */
+  secret_sha256: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CreatedKey {
+  key: string;
+  record: ApiKeyRecord;
+  accountCreated: boolean;
+}
+
+/** Accounts and API keys (hashes only). */
+export interface AccountDirectory {
+  /**
+   * Resolves a presented key to its account, or undefined when it is malformed, unknown or
+   * revoked. Synchronous, because it runs on every request before any byte of the body is read:
+   * LMDB reads its environment, PostgreSQL answers from a per-process replica kept fresh within
+   * a second (src/store/postgres/accounts.ts).
+   */
+  authenticate(presented: string): Account | undefined;
+  createKey(accountName: string, tier?: Tier): Promise<CreatedKey>;
+  listKeys(accountName?: string): Promise<ApiKeyRecord[]>;
+  /** Accepts the key id or the whole key. Returns the revoked record, or undefined when unknown. */
+  revokeKey(idOrKey: string): Promise<ApiKeyRecord | undefined>;
+  setTier(accountName: string, tier: Tier): Promise<AccountRecord | undefined>;
+  listAccounts(): Promise<AccountRecord[]>;
+}
+
+/** Small per-analysis record kept apart from the payload so that listing and expiry stay cheap. */
+export interface AnalysisIndexEntry {
+  id: string;
+  account: string;
+  created_at: string;
+  expires_at: string;
+  frameworks: string[];
+  posture_status: string;
+  posture_score: number | null;
+  critical_gaps: number;
+  high_gaps: number;
+  status: 'completed';
+  /** Set when the sweeper has removed the payload: the entry stays as a tombstone for 410s. */
+  swept_at?: string;
+}
+
+export interface StoredAnalysis {
+  entry: AnalysisIndexEntry;
+  /** The create response exactly as it was sent: `{"data":…,"meta":…}` in UTF-8. */
+  payload: Buffer;
+}
+
+export interface AnalysisListQuery {
+  framework?: string;
+  status?: string;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * What a request with an Idempotency-Key leaves behind, written in the same transaction as the
+ * analysis it created, so that a crash can never separate the two (docs/api.md, Idempotency).
+ */
+export interface IdempotencyRecord {
+  account: string;
+  key: string;
+  /** Which operation used the key ("POST /v1/gap-analysis"): a key is one request, not one per route. */
+  operation: string;
+  /** SHA-256 over the operation and the exact body bytes. */
+  fingerprint: string;
+  /** The analysis the request stored; its payload is the response body a replay sends. */
+  analysis_id: string;
+  status: number;
+  created_at: string;
+  expires_at: string;
+}
+
+/** The outcome of a save: stored, or another request with the same key got there first. */
+export type SaveOutcome = { stored: true } | { stored: false; existing: IdempotencyRecord };
+
+/** Stored analyses with tier retention, their expiry index, tombstones and idempotency records. */
+export interface AnalysisStore {
+  /**
+   * Stores an analysis; with `idempotency`, also its record, atomically. When a live record with
+   * that key already exists for the account, nothing is stored and the existing record returns.
+   */
+  save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord): Promise<SaveOutcome>;
+  /** The caller's analysis, or GAP_NOT_FOUND (unknown or another account's) / GAP_EXPIRED. */
+  get(id: string, account: string, now: Date): Promise<StoredAnalysis>;
+  /** The caller's live analyses, newest first. */
+  list(account: string, query: AnalysisListQuery, now: Date): Promise<{ total: number; items: AnalysisIndexEntry[] }>;
+  /** The account's live record for an idempotency key, if any. */
+  idempotencyRecord(account: string, key: string, now: Date): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Removes the payloads of every analysis expired by `now` (leaving tombstones) and the expired
+   * idempotency records. Returns the number of analyses swept (0 when another node holds the sweep).
+   */
+  sweep(now: Date): Promise<number>;
+}
+
+/** Both stores of one backend, opened together and closed together. */
+export interface Stores {
+  kind: 'lmdb' | 'postgres';
+  accounts: AccountDirectory;
+  analyses: AnalysisStore;
+  close(): Promise<void>;
+}

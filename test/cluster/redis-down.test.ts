@@ -1,0 +1,18 @@
+import t from 'tap';
+import { call, startTestService } from '../helpers/service.js';
+import { freePort } from '../helpers/servers.js';
+
+t.test('REDIS_URL set but Redis down: the service starts, answers, limits per node and says so on /readyz', async (t) => {
+  const port = await freePort();
+  const service = await startTestService({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_TIMEOUT_MS: '50' } });
+  t.teardown(() => service.close());
+  const key = await service.key('community');
+  const statuses: number[] = [];
+  for (let i = 0; i < 61; i++) statuses.push((await call(service, 'GET', '/v1/frameworks', { key })).status);
+  t.same(statuses.slice(0, 60), Array(60).fill(200), 'requests are served');
+  t.equal(statuses[60], 429, "the node's own limiter still applies the limit");
+  await service.services.pool.ready;
+  const ready = await call(service, 'GET', '/readyz');
+  t.equal(ready.status, 200, 'the node stays ready: failing closed would make a Redis outage a service outage');
+  t.same(ready.body.rate_limits, { store: 'redis', shared: false, fallbacks: 61 }, '/readyz shows the fallback and counts it');
+});
