@@ -156,8 +156,8 @@ function bodyOf(schema: Schema, vocabulary: Vocabulary): fc.Arbitrary<Body> {
   const context = { vocabulary, field: '' };
   const validTree = validValue(schema, context);
   return fc.oneof(
-    { arbitrary: validTree.map((tree): Body => ({ kind: 'json', tree, label: 'valid' })), weight: 4 },
-    { arbitrary: nearValidValue(schema, context).map((tree): Body => ({ kind: 'json', tree, label: 'near-valid' })), weight: 6 },
+    { arbitrary: validTree.map((tree): Body => ({ kind: 'json', tree, label: 'valid' })), weight: 6 },
+    { arbitrary: nearValidValue(schema, context).map((tree): Body => ({ kind: 'json', tree, label: 'near-valid' })), weight: 5 },
     { arbitrary: hostileValue.map((tree): Body => ({ kind: 'json', tree, label: 'hostile' })), weight: 1 },
     { arbitrary: brokenJson(validTree.map((tree) => toJsonText(tree, () => 'ref'))).map(({ bytes, label }): Body => ({ kind: 'bytes', bytes, label })), weight: 2 },
   );
