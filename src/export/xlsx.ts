@@ -236,9 +236,9 @@ function scopeSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
   ];
   const sheet = tableSheet(workbook, 'Scope', columns);
   const scope = exportScope(view);
-  for (const f of scope.frameworks) sheet.addRow([f.code, f.name, f.version, f.controls_total, f.controls_assessed]);
+  for (const f of scope.frameworks) addRow(sheet, [f.code, f.name, f.version, f.controls_total, f.controls_assessed]);
   finishTable(sheet, columns.length);
-  sheet.addRow([]);
+  addRow(sheet, []);
   const details: Array<[string, string | number | Date]> = [
     ['Findings observed from', scope.observed_from ? new Date(scope.observed_from) : 'not given by the findings'],
     ['Findings observed to', scope.observed_to ? new Date(scope.observed_to) : 'not given by the findings'],
@@ -252,7 +252,7 @@ function scopeSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
     ['Result format version', scope.result_format_version],
   ];
   for (const [label, value] of details) {
-    const row = sheet.addRow([label, value]);
+    const row = addRow(sheet, [label, value]);
     row.getCell(1).font = { bold: true };
     const cell = row.getCell(2);
     cell.alignment = { horizontal: 'left' };
@@ -271,7 +271,7 @@ function notAssessedSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
   ];
   const sheet = tableSheet(workbook, 'Not assessed', columns);
   for (const code of view.frameworks) {
-    for (const control of view.notAssessed(code)) sheet.addRow([code, control.id, control.title, control.category, control.mapped_signals]);
+    for (const control of view.notAssessed(code)) addRow(sheet, [code, control.id, control.title, control.category, control.mapped_signals]);
   }
   finishTable(sheet, columns.length);
 }

@@ -207,7 +207,7 @@ export class FuzzHarness {
     const key = await this.keyOf('enterprise');
     const get = async (target: string) => (await this.json('GET', target, key)).data;
     const signals: Array<{ id: string; title: string; tags: string[] }> = [...(await get('/v1/signals?per_page=100')), ...(await get('/v1/signals?per_page=100&page=3'))];
-    const frameworks: Array<{ code: string; listing_code: string }> = await get('/v1/frameworks');
+    const frameworks: Array<{ code: string; listing_code: string; gap_analysis: boolean }> = await get('/v1/frameworks');
     const controls: Array<{ id: string; category: string }> = await get('/v1/controls?per_page=100');
     const domains: Array<{ id: string; categories: string[] }> = await get('/v1/domains');
     const artifactTypes: Array<{ id: string; subcategory: string; provider_mappings: Array<{ resource_type?: string }> }> = await get('/v1/artifact-types?per_page=100');
@@ -219,6 +219,7 @@ export class FuzzHarness {
       tags: unique(signals.flatMap((s) => s.tags)),
       words: unique(signals.flatMap((s) => s.title.split(/\s+/)).slice(0, 200)),
       frameworks: unique(frameworks.flatMap((f) => [f.code, f.listing_code])),
+      gapFrameworks: unique(frameworks.filter((f) => f.gap_analysis).map((f) => f.code)),
       controls: unique(controls.map((c) => c.id)),
       categories: unique([...controls.map((c) => c.category), ...domains.flatMap((d) => d.categories), ...templates.map((t) => t.category)]),
       domains: unique(domains.map((d) => d.id)),
@@ -280,10 +281,13 @@ export class FuzzHarness {
     const name = `fuzz-${tier}-${++this.accountSerial}`;
     const { key } = await this.keys.createKey(name, tier);
     const account: KeyedAccount = { name, tier, key, analyses: [] };
-    if (GAP_ANALYSIS_LIMITS[tier].allowed && this.vocabulary.signals) {
-      for (const framework of ['HIPAA', 'SOC2']) {
+    const limits = GAP_ANALYSIS_LIMITS[tier];
+    if (limits.allowed && this.vocabulary.signals) {
+      // Over every framework the tier allows, so that an export's framework filter often matches.
+      const all = this.vocabulary.gapFrameworks;
+      for (const frameworks of limits.maxFrameworks >= all.length ? [all, all] : [['HIPAA'], ['SOC2']]) {
         const findings = this.vocabulary.signals.slice(0, 3).map((signal_id, index) => ({ id: `f-${index}`, signal_id, status: index === 0 ? 'resolved' : 'open' }));
-        const created = await this.json('POST', '/v1/gap-analysis', key, { frameworks: [framework], findings });
+        const created = await this.json('POST', '/v1/gap-analysis', key, { frameworks, findings });
         account.analyses.push(created.data.analysis_id ?? created.data.id);
       }
     }

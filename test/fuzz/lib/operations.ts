@@ -14,6 +14,8 @@ export interface Operation {
   pathParameters: string[];
   query: Array<{ name: string; required: boolean; schema: Schema }>;
   body?: Schema;
+  /** The body is a file (a scanner export), not JSON the schema describes. */
+  fileBody: boolean;
   /** The error codes the document lists for the operation. */
   errorCodes: Set<string>;
 }
@@ -39,6 +41,7 @@ export function operationsOf(document: { paths: Record<string, Record<string, Op
         pathParameters: op.parameters.filter((p) => p.in === 'path').map((p) => p.name),
         query: op.parameters.filter((p) => p.in === 'query').map(({ name, required, schema }) => ({ name, required, schema })),
         body: op.requestBody?.content['application/json']?.schema,
+        fileBody: op.requestBody?.content['application/json']?.schema.format === 'binary',
         errorCodes,
       });
     }
@@ -156,8 +159,8 @@ function bodyOf(schema: Schema, vocabulary: Vocabulary): fc.Arbitrary<Body> {
   const context = { vocabulary, field: '' };
   const validTree = validValue(schema, context);
   return fc.oneof(
-    { arbitrary: validTree.map((tree): Body => ({ kind: 'json', tree, label: 'valid' })), weight: 4 },
-    { arbitrary: nearValidValue(schema, context).map((tree): Body => ({ kind: 'json', tree, label: 'near-valid' })), weight: 6 },
+    { arbitrary: validTree.map((tree): Body => ({ kind: 'json', tree, label: 'valid' })), weight: 6 },
+    { arbitrary: nearValidValue(schema, context).map((tree): Body => ({ kind: 'json', tree, label: 'near-valid' })), weight: 5 },
     { arbitrary: hostileValue.map((tree): Body => ({ kind: 'json', tree, label: 'hostile' })), weight: 1 },
     { arbitrary: brokenJson(validTree.map((tree) => toJsonText(tree, () => 'ref'))).map(({ bytes, label }): Body => ({ kind: 'bytes', bytes, label })), weight: 2 },
   );

@@ -57,7 +57,7 @@ export interface SlotContext {
 }
 
 const analysisIds: fc.Arbitrary<JsonTree> = fc.oneof(
-  { arbitrary: fc.constant(new Ref('own-analysis')), weight: 4 },
+  { arbitrary: fc.constant(new Ref('own-analysis')), weight: 8 },
   { arbitrary: fc.constant(new Ref('foreign-analysis')), weight: 1 },
   { arbitrary: fc.uuid(), weight: 1 },
 );
