@@ -17,6 +17,10 @@ import { startService } from '../../src/server.js';
 const csr = join(projectRoot, 'bin', 'csr.js');
 const server = join(projectRoot, 'dist', 'src', 'server.js');
 
+// Several real service starts (child processes and in-process): on a loaded 2-core machine they
+// take longer than tap's default file timeout, which is about load, not about what is checked.
+t.setTimeout(300_000);
+
 function tempDir(t: { teardown(cleanup: () => void): void }, prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
