@@ -3,9 +3,6 @@
  * answers against the OpenAPI document, and test/tools/openapi-examples.ts keeps trimmed copies
  * of them as the document's examples.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { projectRoot } from '../../src/paths.js';
 import { call, type CallResult } from './service.js';
 import { finding, primarySignals } from './findings.js';
 
@@ -37,10 +34,14 @@ export async function operationCalls(service: { url: string }, key: string): Pro
   const second = await post('/v1/gap-analysis', createBody(['HIPAA'], findings.map((f) => ({ ...f, status: 'open' }))));
   if (first.status !== 200 || second.status !== 200) throw new Error(`analyses not created: ${first.text.slice(0, 200)}`);
   const compareBody = { baseline_id: first.body.data.id, current_id: second.body.data.id, options: { include_unchanged: true } };
+  // A two-row Prowler CSV of our own (docs/ingest.md): one failing and one passing check.
+  const scan = [
+    'CHECK_ID;STATUS;SEVERITY;RESOURCE_UID;RESOURCE_TYPE;PROVIDER;TIMESTAMP',
+    's3_bucket_default_encryption;FAIL;medium;arn:aws:s3:::example-logs;AwsS3Bucket;aws;2026-11-20 08:15:00',
+    's3_bucket_default_encryption;PASS;medium;arn:aws:s3:::example-data;AwsS3Bucket;aws;2026-11-20 08:15:00',
+    '',
+  ].join('\n');
   const resolveBody = { resources: [{ provider: 'aws', resource_type: 'AWS::S3::Bucket' }] };
-  // A scanner's own file, sent as it is (one of our own small fixtures).
-  const scan = readFileSync(join(projectRoot, 'test', 'fixtures', 'scans', 'prowler-ocsf.json'), 'utf8');
-  const importScan = (path: string) => call(service, 'POST', path, { key, rawBody: scan, headers: { 'content-type': 'application/json' } });
 
   const table: Array<[string, string, () => Promise<CallResult>, unknown?]> = [
     ['GET', '/healthz', () => call(service, 'GET', '/healthz')],
@@ -48,8 +49,6 @@ export async function operationCalls(service: { url: string }, key: string): Pro
     ['POST', '/v1/gap-analysis', async () => first, firstBody],
     ['GET', '/v1/gap-analysis/summary', () => get('/v1/gap-analysis/summary')],
     ['POST', '/v1/gap-analysis/compare', () => post('/v1/gap-analysis/compare', compareBody), compareBody],
-    ['POST', '/v1/findings/import', () => importScan('/v1/findings/import?format=auto'), JSON.parse(scan)],
-    ['POST', '/v1/gap-analysis/import', () => importScan('/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=auto'), JSON.parse(scan)],
     ['GET', '/v1/gap-analysis/:id', () => get(`/v1/gap-analysis/${first.body.data.id}`)],
     ['POST', '/v1/gap-analysis/:id/export', () => post(`/v1/gap-analysis/${first.body.data.id}/export`, { format: 'json' }), { format: 'json' }],
     ['GET', '/v1/gap-analysis/:id/export', () => get(`/v1/gap-analysis/${first.body.data.id}/export?format=csv`)],
@@ -81,6 +80,8 @@ export async function operationCalls(service: { url: string }, key: string): Pro
     ['POST', '/v1/validate', () => post('/v1/validate', { schema: 'signal', data: { id: 'x' } }), { schema: 'signal', data: { id: 'x' } }],
     ['POST', '/v1/validate/batch', () => post('/v1/validate/batch', { schema: 'signal', items: [{ id: 'x' }] }), { schema: 'signal', items: [{ id: 'x' }] }],
     ['GET', '/v1/openapi.json', () => call(service, 'GET', '/v1/openapi.json')],
+    ['POST', '/v1/findings/import', () => call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: scan, headers: { 'content-type': 'text/csv' } })],
+    ['POST', '/v1/gap-analysis/import', () => call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&format=prowler-csv', { key, rawBody: scan, headers: { 'content-type': 'text/csv' } })],
   ];
   return table.map(([method, template, run, requestBody]) => ({ method, template, run, ...(requestBody !== undefined && { body: requestBody }) }));
 }

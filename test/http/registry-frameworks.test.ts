@@ -78,7 +78,8 @@ t.test('GET /v1/controls (Pro)', async (t) => {
   const first = res.body.data[0];
   t.same(sortedKeys(first), ['category', 'description', 'framework', 'id', 'level', 'mapped_signals', 'title']);
   t.equal(first.framework, codes[0], 'frameworks in listing order, controls in catalog order');
-  t.same(sortedKeys(first.mapped_signals[0]), ['confidence', 'relationship', 'signal_id']);
+  // mapping_id is required by the published schema (MappedSignalRef); the list omitted it until issue 13.
+  t.same(sortedKeys(first.mapped_signals[0]), ['confidence', 'mapping_id', 'relationship', 'signal_id']);
 
   // A page that straddles two frameworks.
   const firstCount = registry.controls(codes[0]).length;

@@ -17,6 +17,10 @@ import { startService } from '../../src/server.js';
 const csr = join(projectRoot, 'bin', 'csr.js');
 const server = join(projectRoot, 'dist', 'src', 'server.js');
 
+// Several real service starts (child processes and in-process): on a loaded 2-core machine they
+// take longer than tap's default file timeout, which is about load, not about what is checked.
+t.setTimeout(300_000);
+
 function tempDir(t: { teardown(cleanup: () => void): void }, prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -106,7 +110,11 @@ t.test('a restart on the same port works: the exclusive listen socket is release
   const dataDir = tempDir(t, 'csr-again-');
   const child = spawn(process.execPath, [server], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 20_000;
+  // Stopped even when an assertion fails first, so no server outlives the test.
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const deadline = Date.now() + 60_000;
   let status = 0;
   while (Date.now() < deadline && status !== 200) {
     status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
