@@ -73,7 +73,8 @@ const LookupQuery = QuerySchema(
 function lookup({ query, services }: RouteContext<{ tool_id: string; rule_id: string }>) {
   const { registry } = services;
   if (!registry.tool(query.tool_id)) throw notFound('Security tool', query.tool_id);
-  const matches = registry.lookupToolRule(query.tool_id, query.rule_id);
+  // Any spelling the registry recognises (Trivy KSV001, Security Hub per-standard ids, aliases): docs/registry.md.
+  const matches = registry.resolveToolRule(query.tool_id, query.rule_id)?.mappings ?? [];
   return json(matches, { ...registryMeta(registry), total: matches.length });
 }
 

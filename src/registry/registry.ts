@@ -539,9 +539,12 @@ export class Registry {
     return this.get<string[]>(keys.kubeBenchBenchmarks) ?? EMPTY;
   }
 
-  /** What a scanner rule means: its finding templates. The rule id may be any spelling resolveToolRule accepts. */
-  lookupToolRule(toolId: string, ruleId: string, context: RuleIdContext = {}): ToolRuleMatch[] {
-    return this.resolveToolRule(toolId, ruleId, context)?.mappings ?? [];
+  /**
+   * What a scanner rule means, for the rule id exactly as the registry spells it (any case): its
+   * finding templates. Other spellings go through resolveToolRule (which /v1/tool-mappings/lookup uses).
+   */
+  lookupToolRule(toolId: string, ruleId: string): ToolRuleMatch[] {
+    return this.mappingsOfRule(toolId, ruleId);
   }
 
   private mappingsOfRule(toolId: string, ruleId: string): ToolRuleMatch[] {

@@ -27,6 +27,7 @@ import {
   ToolMapping,
   ToolRuleMatch,
   CROSSWALK_RELATIONSHIPS,
+  SIGNAL_STATUSES,
 } from './registry.js';
 import {
   ARTIFACT_CATEGORIES,
@@ -243,7 +244,7 @@ export type SchemaType = (typeof SCHEMA_TYPES)[number];
 /** Version of the object schemas below; bump on any change to them. */
 export const VALIDATION_SCHEMA_VERSION = '1.0.0';
 
-const SIGNAL_ID_PATTERN = `^CSR-(${DOMAIN_CODES.join('|')})-(${SIGNAL_CATEGORIES.join('|')})-[A-Z0-9]+(-[A-Z0-9]+){0,3}-[0-9]{3}$`;
+const SIGNAL_ID_PATTERN = `^CSR-(${DOMAIN_CODES.join('|')})-(${SIGNAL_CATEGORIES.join('|')})-[A-Z0-9]+(-[A-Z0-9]+){0,3}-[0-9]{3,4}$`;
 const Text = Type.String({ minLength: 1 });
 const Confidence = Type.Number({ minimum: 0, maximum: 1 });
 const SemVer = Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$' });
@@ -264,6 +265,9 @@ export const SignalObject = Closed({
   effort: Type.Optional(StringEnum(EFFORTS)),
   created: Type.Optional(Type.String({ format: 'date' })),
   updated: Type.Optional(Type.String({ format: 'date' })),
+  // Registry 2.0.0: served signals say whether they are superseded (docs/registry.md).
+  status: Type.Optional(StringEnum(SIGNAL_STATUSES)),
+  superseded_by: Type.Optional(Type.Array(Type.String())),
 });
 
 /**

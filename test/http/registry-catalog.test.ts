@@ -188,6 +188,7 @@ t.test('GET /v1/tool-mappings and /v1/tool-mappings/lookup', async (t) => {
 
 t.test('GET /v1/tool-mappings/lookup resolves other spellings of a rule id through the alias table', async (t) => {
   const canonical = registry.lookupToolRule('trivy', 'KSV-0001');
+  t.same(registry.lookupToolRule('trivy', 'KSV001'), [], 'lookupToolRule takes the registry spelling only');
   t.ok(canonical.length > 0, 'KSV-0001 is mapped');
   for (const spelling of ['KSV001', 'ksv-001', 'AVD-KSV-0001']) {
     const res = await api.get(`/v1/tool-mappings/lookup?tool_id=trivy&rule_id=${spelling}`);

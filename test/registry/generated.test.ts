@@ -18,11 +18,11 @@ t.test('every generated file is committed with the bytes its generator writes', 
   t.same(compareGenerated(files, registryDir), [], 'run `csr registry generate` and commit the result');
 });
 
-t.test('regenerating into an empty folder gives the same bytes', async (t) => {
+t.test('regenerating into an empty folder gives the committed bytes', async (t) => {
   const out = tempDir(t);
   writeGenerated(files, out);
-  for (const file of files.slice(0, 5)) t.equal(readFileSync(join(out, file.rel), 'utf8'), readFileSync(join(registryDir, file.rel), 'utf8'), file.rel);
-  t.same(compareGenerated(generateSources(defaultFactsDir, defaultSourcesDir), out), [], 'a second run gives identical output');
+  for (const file of files) t.equal(readFileSync(join(out, file.rel), 'utf8'), readFileSync(join(registryDir, file.rel), 'utf8'), file.rel);
+  t.same(compareGenerated(files, out), [], 'nothing stale, nothing missing');
 });
 
 t.test('generated and hand-authored content stay in separate files', async (t) => {

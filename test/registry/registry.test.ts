@@ -49,7 +49,7 @@ t.test('signal detail and list item', async (t) => {
     detection: { artifact_types: ['cloud.security.audit_trail', 'data.document.procedure'], conditions: ['Audit trail is disabled in an account holding ePHI'] },
   });
   t.notOk('mappings' in signal, 'mappings are served separately');
-  t.same(Object.keys(registry.signalItem(S_AUDIT)!).sort(), ['category', 'description', 'domain', 'id', 'severity', 'tags', 'title', 'version']);
+  t.same(Object.keys(registry.signalItem(S_AUDIT)!).sort(), ['category', 'description', 'domain', 'id', 'severity', 'status', 'tags', 'title', 'version']);
   t.equal(registry.signal('CSR-NOPE-001'), undefined);
 });
 
