@@ -22,3 +22,9 @@ export function spin(): never {
 export function exitThread(): never {
   process.exit(3);
 }
+
+/** Keeps its thread busy for `ms` milliseconds, so the tasks submitted meanwhile must queue. */
+export async function hold(ms: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return ms;
+}

@@ -26,6 +26,15 @@ async function echoOnceRecovered(value: number): Promise<number> {
 
 await pool.ready;
 
+t.test('tasks waiting for a thread are served first in, first out', async (t) => {
+  const finished: number[] = [];
+  const busy = run('hold', 300);
+  const queued = [1, 2, 3, 4].map((value) => run('echo', value).then((v) => finished.push(v as number)));
+  t.equal(pool.queueSize, 4, 'all four wait while the one thread is held');
+  await Promise.all([busy, ...queued]);
+  t.same(finished, [1, 2, 3, 4]);
+});
+
 t.test('a task that throws is a rejection, and the pool goes on', async (t) => {
   await t.rejects(run('fail'), /task failed on purpose/);
   t.equal(await echoOnceRecovered(7), 7);
