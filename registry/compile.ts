@@ -11,7 +11,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defaultRegistryDir, defaultSourcesDir } from '../src/paths.js';
-import { LAYOUT_VERSION } from '../src/registry/layout.js';
+import { keys, LAYOUT_VERSION } from '../src/registry/layout.js';
+import { Registry } from '../src/registry/registry.js';
+import { gapFactsOf } from '../src/gap/gap-index.js';
 import { readManifest } from '../src/registry/manifest.js';
 import type { RegistryManifest } from '../src/schemas/registry.js';
 import { buildIndex } from './lib/build-index.js';
@@ -43,7 +45,8 @@ export interface CompileResult {
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * A hash of the compiler's own code (this module, lib/, the index layout and source schemas), so
+ * A hash of the compiler's own code (this module, lib/, the index layout, the read model and the
+ * gap facts it derives through, and source schemas), so
  * a changed compiler makes an existing build stale even when the sources did not change.
  */
 function compilerFingerprint(): string {
@@ -55,6 +58,8 @@ function compilerFingerprint(): string {
       .sort()
       .map((name) => join(here, 'lib', name)),
     join(here, '..', 'src', 'registry', `layout${ext}`),
+    join(here, '..', 'src', 'registry', `registry${ext}`),
+    join(here, '..', 'src', 'gap', `gap-index${ext}`),
     join(here, '..', 'src', 'schemas', `registry-source${ext}`),
     join(here, '..', 'src', 'schemas', `registry${ext}`),
   ];
@@ -84,18 +89,20 @@ export async function compileRegistry(options: CompileOptions = {}): Promise<Com
   if (issues.errors.length) throw new RegistrySourceError(issues.errors);
 
   const { entries, counts } = buildIndex(model);
-  const hash = contentHash(entries);
-  const manifest: RegistryManifest = {
+  const draft: RegistryManifest = {
     registry_version: model.meta.registry_version,
     spec_version: model.meta.spec_version,
     ocsf_version: model.meta.ocsf_version,
     layout_version: LAYOUT_VERSION,
-    content_hash: hash,
+    content_hash: '',
     source_hash: sourceHash,
     built_at: (options.now ?? new Date()).toISOString(),
-    build: hash,
+    build: '',
     counts,
   };
+  entries.set(keys.gapFacts, gapFactsOf(Registry.overEntries(entries, draft)));
+  const hash = contentHash(entries);
+  const manifest: RegistryManifest = { ...draft, content_hash: hash, build: hash };
   await installBuild(outDir, entries, manifest);
   return { manifest, stale: true, durationMs: Math.round(performance.now() - started), warnings: issues.warnings };
 }

@@ -47,6 +47,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
 async function startStages(config: Config, log: Logger, now: () => Date, opened: Array<() => unknown>): Promise<RunningService> {
   const stores = await openStores({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, now, authenticates: true, log });
   opened.push(() => stores.close());
+  // The worker threads load their modules, registry and gap index on the other cores while this
+  // thread does the same for itself: started first, they are seldom what start-up waits for.
+  const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir, taskTimeoutMs: config.taskTimeoutMs });
+  opened.push(() => pool.close());
   // 4,096 cache entries hold the hot records strongly (the rest weakly): about 20 MB less live heap
   // than the default once the gap index has read every record, so full GC pauses stay short.
   let registry: Registry;
@@ -58,8 +62,6 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   opened.push(() => registry.close());
   // Small analyses run on this thread: build their in-memory index now rather than on the first request.
   gapIndexOf(registry);
-  const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir, taskTimeoutMs: config.taskTimeoutMs });
-  opened.push(() => pool.close());
   const { accounts, analyses } = stores;
   const limiters = await sharedLimiters(config, log, now);
   const services: Services = {

@@ -11,7 +11,6 @@ import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src
 import { gapIndexOf } from '../src/gap/gap-index.js';
 import { compareStored, type CompareOutcome, type CompareTask } from '../src/gap/compare.js';
 import { registryControls, registryEvidence } from '../src/export/model.js';
-import { renderExport as renderExportFile } from '../src/export/render.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
 import type { TaskModule } from '../src/pool.js';
 import {
@@ -33,8 +32,17 @@ function transferring<T>(value: T, buffer: ArrayBufferLike): T {
   return Piscina.move({ [Piscina.transferableSymbol]: buffer, [Piscina.valueSymbol]: value } as never) as unknown as T;
 }
 
+/**
+ * The pdf and xlsx renderers load pdfkit and exceljs: about 0.5 s of module loading that would
+ * sit on the start-up path of every thread. They load after the thread has said it is ready, so
+ * the service is ready sooner and the first export seldom waits for them.
+ */
+let renderers: Promise<typeof import('../src/export/render.js')> | undefined;
+const loadRenderers = () => (renderers ??= import('../src/export/render.js'));
+
 /** Answers once this thread's module (registry and gap index included) has loaded. */
 export function ready(): true {
+  setImmediate(loadRenderers);
   return true;
 }
 
@@ -56,6 +64,7 @@ export function validateBatch(task: ValidateBatchTask): BatchOutcome {
 /** POST/GET /v1/gap-analysis/:id/export of a format rendered in the pool (pdf, xlsx): the whole file, transferred back. */
 export async function renderExport(task: RenderExportTask): Promise<Uint8Array> {
   const index = gapIndexOf(registry);
+  const { renderExport: renderExportFile } = await loadRenderers();
   const file = await renderExportFile(task, registryEvidence(index), registryControls(index));
   return transferring(file, file.buffer);
 }

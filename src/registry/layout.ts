@@ -10,7 +10,7 @@
 import type { Options as SearchOptions } from 'minisearch';
 import type { ControlDetail } from '../schemas/registry.js';
 
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 const join = (...parts: string[]) => parts.join('|');
 
@@ -40,6 +40,8 @@ export const keys = {
   /** Signals with at least one mapping (authored or derived) into the framework. */
   signalsByFramework: (framework: string) => join('signals', 'framework', framework),
   searchIndex: 'search-index',
+  /** GapFacts (src/gap/gap-index.ts): what a thread's gap index is built from, in one record. */
+  gapFacts: 'gap-facts',
 
   /** MappingRecord[] of one signal. Mapping numbers are contiguous per signal (sorted by signal id). */
   mappingsOfSignal: (signalId: string) => join('mappings', 'signal', signalId),

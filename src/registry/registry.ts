@@ -46,6 +46,7 @@ import {
   type StoredControlDetail,
 } from './layout.js';
 import { readManifest } from './manifest.js';
+import type { GapFacts } from '../gap/gap-index.js';
 import { ruleIdCandidates, type RuleIdContext, type RuleIdMatch } from './rule-ids.js';
 
 export type { RuleIdContext, RuleIdMatch } from './rule-ids.js';
@@ -200,7 +201,7 @@ export class Registry {
   private constructor(
     readonly dir: string,
     readonly manifest: RegistryManifest,
-    private readonly db: RootDatabase,
+    private readonly db: Pick<RootDatabase, 'get' | 'close'>,
   ) {
     this.aliases = this.get<Record<string, string>>(keys.frameworkAliases) ?? {};
   }
@@ -226,6 +227,14 @@ export class Registry {
     const registry = new Registry(dir, manifest, db);
     if ((options.searchIndex ?? 'eager') === 'eager') registry.searchIndex();
     return registry;
+  }
+
+  /**
+   * A read model over a build's entries before they are written: the compiler derives the records
+   * that are views of other records (the gap facts) through the same reads the service makes.
+   */
+  static overEntries(entries: ReadonlyMap<string, unknown>, manifest: RegistryManifest): Registry {
+    return new Registry('(being compiled)', manifest, { get: (key: string) => entries.get(key), close: async () => undefined });
   }
 
   async close(): Promise<void> {
@@ -470,6 +479,13 @@ export class Registry {
   findingTemplates(filter: FindingTemplateFilter = {}, page?: PageOptions): Page<FindingTemplate> {
     const ids = this.findingTemplateIds(filter);
     return { total: ids.length, items: slice(ids, page).map((id) => this.findingTemplate(id)!) };
+  }
+
+  /** The facts gap analysis reads, precomputed by the compiler (one decode per thread). */
+  gapFacts(): GapFacts {
+    const facts = this.get<GapFacts>(keys.gapFacts);
+    if (!facts) throw new RegistryNotBuiltError(this.dir, 'the build has no gap facts');
+    return facts;
   }
 
   templatesOfSignal(signalId: string): FindingTemplate[] {
