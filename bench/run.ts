@@ -3,17 +3,18 @@
  * checks that every scenario answers as expected, loads each with autocannon for a bounded time,
  * and writes p50/p99 latency, throughput and errors with the git sha to bench/results/.
  */
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { projectRoot, defaultRegistryDir } from '../src/paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../src/node-flags.js';
 import { openStores } from '../src/store/open.js';
 import { Registry } from '../src/registry/registry.js';
 import { scenarios, type Scenario } from './scenarios/index.js';
+import { load } from './load.js';
 // The throwaway PostgreSQL and Redis the tests use: the cluster variant needs the same, no more.
 import { startPostgres, startRedis, type ThrowawayServer } from '../test/helpers/servers.js';
 
@@ -47,25 +48,6 @@ async function waitForHealth(port: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('service did not become ready');
-}
-
-function load(port: number, scenario: Scenario, keys: string[]): Promise<autocannon.Result> {
-  let next = 0;
-  return autocannon({
-    url: `http://127.0.0.1:${port}${scenario.path}`,
-    method: scenario.method,
-    connections: scenario.connections,
-    duration: scenario.durationSeconds,
-    headers: { 'content-type': 'application/json' },
-    requests: [
-      {
-        method: scenario.method,
-        path: scenario.path,
-        body: scenario.body,
-        setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` } }),
-      },
-    ],
-  });
 }
 
 function summarise(scenario: Scenario, result: autocannon.Result): Result {
@@ -104,6 +86,8 @@ async function main(): Promise<void> {
   const keys: string[] = [];
   for (let i = 0; i < ACCOUNTS; i++) keys.push((await stores.accounts.createKey(`bench-${i}`, 'enterprise')).key);
   await stores.close();
+  const keysFile = join(dataDir, 'bench-keys.txt');
+  writeFileSync(keysFile, `${keys.join('\n')}\n`);
 
   const registry = Registry.open(defaultRegistryDir);
   // `npm run bench -- <text>` runs only the scenarios whose name contains the text (plus the baseline).
@@ -135,7 +119,7 @@ async function main(): Promise<void> {
     process.stderr.write(`running: ${scenario.name} (${scenario.durationSeconds} s)\n`);
     if (scenario.alongside) {
       const other = plan.find((s) => s.name === scenario.alongside)!;
-      const [main, background] = await Promise.all([load(target, scenario, keys), load(port, { ...other, durationSeconds: scenario.durationSeconds }, keys)]);
+      const [main, background] = await Promise.all([load(target, scenario, keys), loadInChild(port, { ...other, durationSeconds: scenario.durationSeconds }, keysFile)]);
       // The background analyses are there to load the service; their own target applies when they run alone.
       results.push(summarise(scenario, main), summarise({ ...other, name: `${other.name} (alongside)`, targetP99Ms: undefined }, background));
     } else {
@@ -175,6 +159,19 @@ async function main(): Promise<void> {
     console.log(`| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${target} |`);
   }
   console.log(`\nsha ${sha}; results written to ${file}`);
+}
+
+/** Runs a scenario's load in a child process (bench/background-load.ts) and returns its result. */
+async function loadInChild(port: number, scenario: Scenario, keysFile: string): Promise<autocannon.Result> {
+  // Bodies of megabytes do not fit in an argument: the child reads the scenario from a file.
+  const planFile = join(dirname(keysFile), 'background-load.json');
+  writeFileSync(planFile, JSON.stringify({ port, scenario, keysFile }));
+  const child = spawn(process.execPath, [join(projectRoot, 'dist/bench/background-load.js'), planFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const [code] = (await once(child, 'exit')) as [number];
+  if (code !== 0) throw new Error(`background load of ${scenario.name} exited with ${code}`);
+  return JSON.parse(Buffer.concat(chunks).toString()) as autocannon.Result;
 }
 
 /** The service logs its port in its first JSON line ("listening"). */
