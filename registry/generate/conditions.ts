@@ -9,7 +9,8 @@
  *   not used as a join: it is broader than one condition);
  * - kube-bench rules of different benchmarks with the same recommendation text;
  * - rules of one tool with the same title on the same platform (Checkov repeats a check per IaC
- *   framework under several ids; Azure publishes some policies twice).
+ *   framework under several ids; Azure publishes some policies twice);
+ * - a short list of joins we authored (AUTHORED_JOINS) where no published map links two tools.
  */
 import type { Facts } from './inputs.js';
 import type { Rule } from './rules.js';
@@ -37,6 +38,19 @@ class UnionFind {
     if (ra !== rb) (ra < rb ? this.parent.set(rb, ra) : this.parent.set(ra, rb));
   }
 }
+
+/**
+ * Joins we authored: a rule of a tool that publishes no framework map (Checkov, for checks whose
+ * code names no NIST control) and a rule of another tool that checks the same condition on the
+ * same kind of resource, read from both tools' own descriptions of the check. Without a join
+ * such a rule maps nowhere and a scan reporting it is unrecognised. Each entry names the
+ * condition; like any fact join, it applies only when it points the rule at one condition.
+ */
+const AUTHORED_JOINS: ReadonlyArray<{ rule: string; joins: string; condition: string }> = [
+  { rule: 'checkov|CKV_AWS_118', joins: 'aws-security-hub|RDS.6', condition: 'an RDS DB instance without enhanced monitoring' },
+  { rule: 'checkov|CKV_AWS_126', joins: 'prowler|aws|ec2_instance_detailed_monitoring_enabled', condition: 'an EC2 instance without detailed (one-minute) monitoring' },
+  { rule: 'checkov|CKV2_AWS_61', joins: 'aws-security-hub|S3.13', condition: 'an S3 bucket without a lifecycle configuration' },
+];
 
 /** A recommendation implemented with more rules than this is broader than one condition. */
 const MAX_RULES_PER_JOIN = 2;
@@ -126,6 +140,7 @@ export function groupRules(rules: Rule[], facts: Facts): Rule[][] {
       if (prowler && prowler.length === 1) propose(`trivy|${check}`, prowler[0]);
     }
   }
+  for (const join of AUTHORED_JOINS) propose(join.rule, join.joins);
   for (const [rule, roots] of [...targets.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     if (roots.size === 1) uf.union(rule, [...roots][0]);
   }

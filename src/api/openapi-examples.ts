@@ -9,8 +9,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
   "GET /readyz": {
     "response": {
       "status": "ready",
-      "registry_version": "2.0.0",
-      "content_hash": "cd1be8b3829e0b934d1d2da6cebc83d2dc7ec6bf7962eaacd81569bf9e66dfa5",
+      "registry_version": "2.1.0",
+      "content_hash": "892480a4b8c55905ffab1c14379de4ab6c283edaa123c1efa561713f8cb00a3e",
       "pool": {
         "queued": 0,
         "queue_limit": 64
@@ -59,8 +59,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       ],
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "ocsf_version": "1.8.0",
         "total": 163,
         "page": 1,
@@ -88,8 +88,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         "provider_mappings": []
       },
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "ocsf_version": "1.8.0"
       }
     }
@@ -235,8 +235,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       },
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "total": 55,
         "limit": 20,
         "offset": 0,
@@ -300,8 +300,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       },
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "total": 42,
         "limit": 5,
         "offset": 0,
@@ -360,8 +360,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       },
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "total": 5816,
         "limit": 5,
         "offset": 0,
@@ -516,8 +516,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       ],
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "total": 5750,
         "page": 1,
         "per_page": 3
@@ -544,8 +544,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         "tool_mappings": []
       },
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z"
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z"
       }
     }
   },
@@ -622,9 +622,9 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
   "GET /v1/gap-analysis/:id": {
     "response": {
       "data": {
-        "analysis_id": "GAP-2026-11-23-DV49VKH8J9",
-        "id": "GAP-2026-11-23-DV49VKH8J9",
-        "created_at": "2026-11-23T23:28:42.519Z",
+        "analysis_id": "GAP-2026-11-24-0W8NPTX16J",
+        "id": "GAP-2026-11-24-0W8NPTX16J",
+        "created_at": "2026-11-24T01:43:22.476Z",
         "status": "completed",
         "frameworks_requested": [
           "HIPAA",
@@ -874,8 +874,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
       "meta": {
         "version": "1.1.0",
         "scoring_version": "1.0.0",
-        "registry_version": "2.0.0",
-        "processing_time_ms": 29
+        "registry_version": "2.1.0",
+        "processing_time_ms": 20
       }
     }
   },
@@ -887,10 +887,10 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
       "data": {
         "analyses": [
           {
-            "id": "GAP-2026-11-23-HGR244CJKK",
-            "analysis_id": "GAP-2026-11-23-HGR244CJKK",
-            "created_at": "2026-11-23T23:28:42.591Z",
-            "expires_at": "2027-11-23T23:28:42.591Z",
+            "id": "GAP-2026-11-24-0CNFT6RP3B",
+            "analysis_id": "GAP-2026-11-24-0CNFT6RP3B",
+            "created_at": "2026-11-24T01:43:22.520Z",
+            "expires_at": "2027-11-24T01:43:22.520Z",
             "frameworks": [
               "HIPAA"
             ],
@@ -902,10 +902,10 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
             "high_gaps": 4
           },
           {
-            "id": "GAP-2026-11-23-DV49VKH8J9",
-            "analysis_id": "GAP-2026-11-23-DV49VKH8J9",
-            "created_at": "2026-11-23T23:28:42.519Z",
-            "expires_at": "2027-11-23T23:28:42.519Z",
+            "id": "GAP-2026-11-24-0W8NPTX16J",
+            "analysis_id": "GAP-2026-11-24-0W8NPTX16J",
+            "created_at": "2026-11-24T01:43:22.476Z",
+            "expires_at": "2027-11-24T01:43:22.476Z",
             "frameworks": [
               "HIPAA",
               "SOC2"
@@ -1055,8 +1055,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       ],
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "total": 28
       }
     }
@@ -1159,7 +1159,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
   "GET /v1/stats": {
     "response": {
       "data": {
-        "registry_version": "2.0.0",
+        "registry_version": "2.1.0",
         "spec_version": "1.0.0",
         "last_updated": "2026-11-23T00:00:00.000Z",
         "total_signals": 6724,
@@ -1213,9 +1213,9 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       ],
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
-        "total": 9917,
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
+        "total": 9920,
         "page": 1,
         "per_page": 3
       }
@@ -1240,8 +1240,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       ],
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "total": 1
       }
     }
@@ -1270,8 +1270,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       ],
       "meta": {
-        "version": "2.0.0",
-        "generated_at": "2026-11-23T23:21:13.322Z",
+        "version": "2.1.0",
+        "generated_at": "2026-11-24T01:43:14.436Z",
         "total_requested": 1,
         "total_matched": 1
       }
@@ -1348,7 +1348,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         "formats_considered": [
           "prowler-csv"
         ],
-        "registry_version": "2.0.0"
+        "registry_version": "2.1.0"
       }
     }
   },
@@ -1384,9 +1384,9 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
     },
     "response": {
       "data": {
-        "analysis_id": "GAP-2026-11-23-DV49VKH8J9",
-        "id": "GAP-2026-11-23-DV49VKH8J9",
-        "created_at": "2026-11-23T23:28:42.519Z",
+        "analysis_id": "GAP-2026-11-24-0W8NPTX16J",
+        "id": "GAP-2026-11-24-0W8NPTX16J",
+        "created_at": "2026-11-24T01:43:22.476Z",
         "status": "completed",
         "frameworks_requested": [
           "HIPAA",
@@ -1636,8 +1636,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
       "meta": {
         "version": "1.1.0",
         "scoring_version": "1.0.0",
-        "registry_version": "2.0.0",
-        "processing_time_ms": 29
+        "registry_version": "2.1.0",
+        "processing_time_ms": 20
       }
     }
   },
@@ -1649,8 +1649,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
       "export": {
         "format": "json",
         "format_version": "1.1.0",
-        "generated_at": "2026-11-23T23:28:42.717Z",
-        "analysis_id": "GAP-2026-11-23-DV49VKH8J9",
+        "generated_at": "2026-11-24T01:43:22.540Z",
+        "analysis_id": "GAP-2026-11-24-0W8NPTX16J",
         "account": "example-account",
         "filters": {
           "frameworks": null,
@@ -1659,9 +1659,9 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         }
       },
       "data": {
-        "analysis_id": "GAP-2026-11-23-DV49VKH8J9",
-        "id": "GAP-2026-11-23-DV49VKH8J9",
-        "created_at": "2026-11-23T23:28:42.519Z",
+        "analysis_id": "GAP-2026-11-24-0W8NPTX16J",
+        "id": "GAP-2026-11-24-0W8NPTX16J",
+        "created_at": "2026-11-24T01:43:22.476Z",
         "status": "completed",
         "frameworks_requested": [
           "HIPAA",
@@ -1895,22 +1895,22 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
       "meta": {
         "version": "1.1.0",
         "scoring_version": "1.0.0",
-        "registry_version": "2.0.0",
-        "processing_time_ms": 29
+        "registry_version": "2.1.0",
+        "processing_time_ms": 20
       }
     }
   },
   "POST /v1/gap-analysis/compare": {
     "request": {
-      "baseline_id": "GAP-2026-11-23-DV49VKH8J9",
-      "current_id": "GAP-2026-11-23-HGR244CJKK",
+      "baseline_id": "GAP-2026-11-24-0W8NPTX16J",
+      "current_id": "GAP-2026-11-24-0CNFT6RP3B",
       "options": {
         "include_unchanged": true
       }
     },
     "response": {
       "data": {
-        "comparison_id": "CMP-2026-11-23-4DDF6B3C03",
+        "comparison_id": "CMP-2026-11-24-BFC7357DD0",
         "summary": {
           "baseline_score": 16.7,
           "current_score": 12.5,
@@ -1941,14 +1941,14 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         "frameworks_only_in_current": [],
         "comparison": {
           "baseline": {
-            "id": "GAP-2026-11-23-DV49VKH8J9",
-            "created_at": "2026-11-23T23:28:42.519Z",
+            "id": "GAP-2026-11-24-0W8NPTX16J",
+            "created_at": "2026-11-24T01:43:22.476Z",
             "posture_score": 16.7,
             "overall_posture_score": 16.7
           },
           "current": {
-            "id": "GAP-2026-11-23-HGR244CJKK",
-            "created_at": "2026-11-23T23:28:42.591Z",
+            "id": "GAP-2026-11-24-0CNFT6RP3B",
+            "created_at": "2026-11-24T01:43:22.520Z",
             "posture_score": 12.5,
             "overall_posture_score": 12.5
           },
@@ -1964,7 +1964,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
               "framework": "HIPAA",
               "title": "Access Authorization",
               "status": "non_compliant",
-              "detected_at": "2026-11-23T23:28:42.591Z"
+              "detected_at": "2026-11-24T01:43:22.520Z"
             }
           ],
           "gaps_unchanged": [
@@ -2001,9 +2001,9 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
   "POST /v1/gap-analysis/import": {
     "response": {
       "data": {
-        "analysis_id": "GAP-2026-11-23-0QWCJ3V8X1",
-        "id": "GAP-2026-11-23-0QWCJ3V8X1",
-        "created_at": "2026-11-23T23:28:43.027Z",
+        "analysis_id": "GAP-2026-11-24-XCNXWTQYBT",
+        "id": "GAP-2026-11-24-XCNXWTQYBT",
+        "created_at": "2026-11-24T01:43:22.690Z",
         "status": "completed",
         "frameworks_requested": [
           "HIPAA"
@@ -2225,7 +2225,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
       "meta": {
         "version": "1.1.0",
         "scoring_version": "1.0.0",
-        "registry_version": "2.0.0",
+        "registry_version": "2.1.0",
         "processing_time_ms": 1,
         "import": {
           "format": "prowler-csv",
