@@ -8,7 +8,8 @@ import { ApiError } from '../core/errors.js';
 import type { Route, RouteContext } from '../http/route.js';
 import { importAnalysis, importFindings, type ImportAnalysisTask, type ImportFindingsOutput, type ImportFindingsTask } from '../ingest/import.js';
 import type { AnalyzeOutput } from '../gap/analyze.js';
-import { FindingsImportData, FindingsImportMeta, ScanFormatChoice } from '../schemas/ingest.js';
+import { AnalysisImportMeta, FindingsImportData, FindingsImportMeta, ScanFormatChoice } from '../schemas/ingest.js';
+import { AnalysisResultData } from '../schemas/gap-result.js';
 import { INLINE_ANALYSIS_MAX_BYTES, ownedBytes, runAndStore } from './gap-analysis.js';
 import type { FormatChoice } from '../ingest/read.js';
 import type { AnalysisOptions } from '../gap/engine.js';
@@ -109,6 +110,9 @@ export const scannerImportRoutes: Route[] = [
     accepts: SCAN_MEDIA_TYPES,
     bodyLimit: 'analysis',
     pooled: true,
+    response: AnalysisResultData,
+    meta: AnalysisImportMeta,
+    headers: ['X-Analysis-Expires-At', 'Server-Timing'],
     errors: ['scan_unreadable', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'json_too_deep', 'service_busy', 'task_timeout'],
     handler: analysisImport,
   },

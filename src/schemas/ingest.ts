@@ -1,5 +1,6 @@
 /** Response schemas of scanner import (docs/ingest.md), for the OpenAPI document. */
 import { Type } from '@sinclair/typebox';
+import { AnalysisResultMeta } from './gap-result.js';
 import { FINDING_STATUSES, SEVERITIES } from '../core/vocabulary.js';
 import { StringEnum } from './string-enum.js';
 
@@ -68,3 +69,17 @@ export const FindingsImportMeta = Type.Object({
   formats_considered: Type.Array(StringEnum(SCAN_FORMATS)),
   registry_version: Type.String(),
 });
+
+/** `meta.import` of POST /v1/gap-analysis/import: what the file held and how its rules resolved. */
+export const AnalysisImportSchema = Type.Object({
+  format: StringEnum(SCAN_FORMATS),
+  tool: Type.String(),
+  tool_version: Type.Union([Type.String(), Type.Null()]),
+  format_requested: ScanFormatChoice,
+  formats_considered: Type.Array(StringEnum(SCAN_FORMATS)),
+  summary: ImportSummarySchema,
+  unmapped: Type.Array(UnmappedRuleSchema),
+});
+
+/** The create result's meta plus `import`. */
+export const AnalysisImportMeta = Type.Composite([AnalysisResultMeta, Type.Object({ import: AnalysisImportSchema })]);
