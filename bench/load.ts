@@ -9,7 +9,7 @@ export function load(port: number, scenario: Scenario, keys: string[]): Promise<
     method: scenario.method,
     connections: scenario.connections,
     duration: scenario.durationSeconds,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...scenario.headers },
     requests: [
       {
         method: scenario.method,

@@ -31,6 +31,8 @@ interface Result {
   max_ms: number;
   errors: number;
   non_2xx: number;
+  /** Mean bytes of an answer on the wire (body and headers), compressed ones compressed. */
+  bytes_per_answer: number;
   target_p99_ms?: number;
   meets_target?: boolean;
 }
@@ -62,6 +64,7 @@ function summarise(scenario: Scenario, result: autocannon.Result): Result {
     max_ms: result.latency.max,
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
+    bytes_per_answer: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
     ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: p99 <= scenario.targetP99Ms }),
   };
 }
@@ -108,7 +111,7 @@ async function main(): Promise<void> {
 
   for (const scenario of plan) {
     const target = scenario.baseline ? baseline.port : port;
-    const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, { method: scenario.method, body: scenario.body, headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json' } });
+    const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, { method: scenario.method, body: scenario.body, headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json', ...scenario.headers } });
     await probe.arrayBuffer();
     if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status}`);
   }
@@ -152,11 +155,11 @@ async function main(): Promise<void> {
   mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
   const file = join(projectRoot, 'bench', 'results', `${report.run_at.replace(/[:.]/g, '-')}-${sha}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\n| scenario | req/s | × baseline | p50 ms | p99 ms | max ms | errors | non-2xx | p99 target |`);
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log(`\n| scenario | req/s | × baseline | p50 ms | p99 ms | max ms | errors | non-2xx | bytes/answer | p99 target |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of report.results) {
     const target = r.target_p99_ms === undefined ? '' : `${r.target_p99_ms} ms ${r.meets_target ? 'met' : 'MISSED'}`;
-    console.log(`| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${target} |`);
+    console.log(`| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${r.bytes_per_answer} | ${target} |`);
   }
   console.log(`\nsha ${sha}; results written to ${file}`);
 }

@@ -23,6 +23,12 @@ export interface Config {
   redisUrl?: string;
   /** How long a rate-limit call to Redis may take before the node counts on its own. */
   redisTimeoutMs: number;
+  /** One JSON line per request at level info (ACCESS_LOG=off turns them off). */
+  accessLog: boolean;
+  /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open like /healthz. */
+  metricsToken?: string;
+  /** JSON bodies of at least this many bytes are compressed when the client accepts gzip or br (0: never). */
+  compressMinBytes: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -31,6 +37,15 @@ export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on' || raw === 'true' || raw === '1') return true;
+  if (raw === 'off' || raw === 'false' || raw === '0') return false;
+  problems.push(`${name}=${JSON.stringify(env[name])} is not on or off`);
+  return fallback;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
@@ -85,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 250, 10, 60_000, problems),
+    accessLog: onOff(env, 'ACCESS_LOG', true, problems),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    compressMinBytes: integer(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { projectRoot } from './paths.js';
 import { ApiError, busyError } from './core/errors.js';
 import type { AnalyzeOutput, AnalyzeTask } from './gap/analyze.js';
@@ -65,6 +66,8 @@ export interface TaskPoolOptions {
   taskTimeoutMs: number;
   /** The task module; tests substitute their own to exercise failing and stuck tasks. */
   filename?: string;
+  /** Told of every task's end: its name, how it ended, and its time from submission (metrics). */
+  onTaskDone?: (task: TaskName, outcome: 'ok' | 'failed' | 'timeout', seconds: number) => void;
 }
 
 export function createTaskPool(options: TaskPoolOptions): TaskPool {
@@ -130,10 +133,20 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       if (isFull()) throw busyError(options.queueLimit);
       // The budget counts from submission: time spent waiting for a thread is part of it.
       const signal = AbortSignal.timeout(options.taskTimeoutMs);
-      await takeThread(signal);
+      const submitted = performance.now();
+      const done = (outcome: 'ok' | 'failed' | 'timeout') => options.onTaskDone?.(task, outcome, (performance.now() - submitted) / 1000);
       try {
-        return await piscina.run(input, { name: task, transferList, signal });
+        await takeThread(signal);
       } catch (error) {
+        done('timeout');
+        throw error;
+      }
+      try {
+        const output = await piscina.run(input, { name: task, transferList, signal });
+        done('ok');
+        return output;
+      } catch (error) {
+        done(signal.aborted ? 'timeout' : 'failed');
         if (signal.aborted) throw timeoutError();
         throw error;
       } finally {

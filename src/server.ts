@@ -5,6 +5,7 @@ import { openStores } from './store/open.js';
 import { startSweeper } from './store/analyses.js';
 import type { RedisRateLimiter } from './limits/redis.js';
 import { createTaskPool } from './pool.js';
+import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { Registry } from './registry/registry.js';
 import { gapIndexOf } from './gap/gap-index.js';
 import { Pipeline } from './http/pipeline.js';
@@ -49,7 +50,15 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   opened.push(() => stores.close());
   // The worker threads load their modules, registry and gap index on the other cores while this
   // thread does the same for itself: started first, they are seldom what start-up waits for.
-  const pool = createTaskPool({ threads: config.workers, queueLimit: config.queueLimit, registryDir: config.registryDir, taskTimeoutMs: config.taskTimeoutMs });
+  // Metrics need the registry's version, opened below; tasks cannot end before then.
+  let metrics: ServiceMetrics | undefined;
+  const pool = createTaskPool({
+    threads: config.workers,
+    queueLimit: config.queueLimit,
+    registryDir: config.registryDir,
+    taskTimeoutMs: config.taskTimeoutMs,
+    onTaskDone: (task, outcome, seconds) => metrics?.taskDone(task, outcome, seconds),
+  });
   opened.push(() => pool.close());
   // 4,096 cache entries hold the hot records strongly (the rest weakly): about 20 MB less live heap
   // than the default once the gap index has read every record, so full GC pauses stay short.
@@ -62,6 +71,8 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   opened.push(() => registry.close());
   // Small analyses run on this thread: build their in-memory index now rather than on the first request.
   gapIndexOf(registry);
+  const serviceMetrics = createMetrics({ registryVersion: registry.manifest.registry_version, contentHash: registry.manifest.content_hash, queueDepth: () => pool.queueSize });
+  metrics = serviceMetrics;
   const { accounts, analyses } = stores;
   const limiters = await sharedLimiters(config, log, now);
   const services: Services = {
@@ -71,10 +82,17 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
     analyses,
     registry,
     pool,
+    metrics: serviceMetrics,
     now,
     rateLimits: () => (limiters ? { store: 'redis', shared: limiters.accounts.shared, fallbacks: limiters.accounts.fallbacks } : { store: 'memory', shared: false, fallbacks: 0 }),
   };
-  const stopSweeper = startSweeper(analyses, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'analysis sweep failed'));
+  const stopSweeper = startSweeper(
+    analyses,
+    config.sweepIntervalMs,
+    now,
+    (error) => log.error({ err: error }, 'analysis sweep failed'),
+    (count) => serviceMetrics.analysesSwept(count),
+  );
   opened.push(stopSweeper);
   const pipeline = new Pipeline(routes, services, limiters);
   opened.push(() => pipeline.closeLimiters());
@@ -136,13 +154,16 @@ export async function main(): Promise<void> {
     throw error;
   }
   const service = await startService(config);
+  const { log } = service.services;
+  // Log lines are written asynchronously: flush them before the process ends.
+  const exit = (code: number) => log.flush(() => process.exit(code));
   const shutdown = (signal: string) => {
-    service.services.log.info({ signal }, 'shutting down');
+    log.info({ signal }, 'shutting down');
     service.stop().then(
-      () => process.exit(0),
+      () => exit(0),
       (error) => {
-        service.services.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        log.error({ err: error }, 'shutdown failed');
+        exit(1);
       },
     );
   };

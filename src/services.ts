@@ -3,6 +3,7 @@ import type { Logger } from './log.js';
 import type { AccountDirectory, AnalysisStore } from './store/types.js';
 import type { Registry } from './registry/registry.js';
 import type { TaskPool } from './pool.js';
+import type { ServiceMetrics } from './metrics.js';
 
 /** Everything a handler may use, built once at start-up by server.ts. */
 export interface Services {
@@ -12,6 +13,7 @@ export interface Services {
   analyses: AnalysisStore;
   registry: Registry;
   pool: TaskPool;
+  metrics: ServiceMetrics;
   /** Where rate limits are counted, and how often Redis failed to answer (for /readyz). */
   rateLimits(): { store: 'memory' | 'redis'; shared: boolean; fallbacks: number };
   now(): Date;

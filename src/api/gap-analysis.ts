@@ -67,6 +67,7 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
   );
   // A concurrent request with the same key stored first: answer as its retry would be answered.
   if (!outcome.stored) return replay(ctx, idempotent!, outcome.existing);
+  services.metrics.analysisStored();
   const stored = performance.now();
   return {
     headers: {

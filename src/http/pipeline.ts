@@ -11,6 +11,7 @@ import type { Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
 import { matchesEtag, RegistryAnswerCache } from './registry-cache.js';
+import { chooseCoding, codedEtag, compress } from './compression.js';
 
 /** A request as the adapter copied it from the socket. */
 export interface IncomingRequest {
@@ -19,6 +20,16 @@ export interface IncomingRequest {
   query: string;
   headers: Record<string, string>;
   remoteAddress: string;
+  /** Filled in by the pipeline as it learns it: what the access log and the metrics say of the request. */
+  trace?: RequestTrace;
+}
+
+export interface RequestTrace {
+  requestId: string;
+  /** The declared route path (/v1/signals/:id), or `unmatched`: a bounded label, never the raw URL. */
+  route: string;
+  /** The account name, once a key has been verified (never the key). */
+  account?: string;
 }
 
 /** What the adapter writes back: a JSON or file body, or a stream. */
@@ -60,6 +71,9 @@ export class Pipeline {
   private readonly addressLimiter: RateLimiter;
   private readonly answers: RegistryAnswerCache;
   private readonly log: Logger;
+  private readonly accessLog: Logger | undefined;
+  /** JSON answers from this size on are compressed for clients that accept it; 0: never. */
+  private readonly compressMinBytes: number;
   shuttingDown = false;
 
   /** Without `limiters`, both count in this process's memory (one node). */
@@ -69,6 +83,8 @@ export class Pipeline {
     this.addressLimiter = limiters?.addresses ?? new MemoryRateLimiter(() => services.now().getTime(), ADDRESS_LIMITER_CAPACITY);
     this.answers = new RegistryAnswerCache(services.registry.manifest.content_hash, services.config.registryCacheBytes);
     this.log = services.log;
+    this.accessLog = services.config.accessLog ? services.log.child({ log: 'access' }) : undefined;
+    this.compressMinBytes = services.config.compressMinBytes;
     for (const route of routes) {
       this.prepared.set(route, {
         route,
@@ -82,6 +98,20 @@ export class Pipeline {
     return this.router.routes;
   }
 
+  /**
+   * The adapter's report once an answer has been handed to the socket, or the client went away
+   * first (status 499, as nginx logs it): one metrics observation and one access-log line.
+   */
+  answered(request: IncomingRequest, status: number, bytes: number, seconds: number): void {
+    const trace = request.trace;
+    const route = trace?.route ?? 'unmatched';
+    this.services.metrics.requestAnswered(request.method, route, status, seconds);
+    this.accessLog?.info(
+      { request_id: trace?.requestId, method: request.method, route, path: request.url, status, duration_ms: Math.round(seconds * 1e5) / 100, bytes, account: trace?.account },
+      'request',
+    );
+  }
+
   pruneRateWindows(): void {
     this.limiter.prune();
     this.addressLimiter.prune();
@@ -92,6 +122,10 @@ export class Pipeline {
   }
 
   admit(request: IncomingRequest): Admission {
+    return this.encoding(request, this.admitRequest(request));
+  }
+
+  private admitRequest(request: IncomingRequest): Admission {
     const incomingId = request.headers['x-request-id'];
     const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const baseHeaders: Record<string, string> = { 'X-Request-Id': requestId };
@@ -101,6 +135,8 @@ export class Pipeline {
     });
 
     const match = this.router.match(request.method, request.url);
+    const trace: RequestTrace = { requestId, route: match.kind === 'found' ? match.route.path : 'unmatched' };
+    request.trace = trace;
     if (match.kind === 'found' && match.route.tier === null) {
       const prepared = this.prepared.get(match.route)!;
       return { kind: 'run', run: () => this.execute(prepared, match.params, request, undefined, baseHeaders, requestId) };
@@ -110,6 +146,7 @@ export class Pipeline {
     // Every request counts against its caller's limit, whatever the answer (as GitHub and Stripe
     // count): the account's with a valid key, the address's without one (docs/limits.md).
     const account = this.authenticate(request.headers.authorization);
+    trace.account = account?.name;
     const decision = account
       ? this.limiter.consume(`account:${account.name}`, RATE_LIMITS[account.tier])
       : this.addressLimiter.consume(request.remoteAddress, ADDRESS_RATE_LIMITS);
@@ -132,7 +169,10 @@ export class Pipeline {
       kind: 'respond' as const,
       response: errorResponse(error, { ...baseHeaders, ...extra, ...error.headers }),
     });
-    if (!decision.allowed) return refuse(rateLimitedError(decision));
+    if (!decision.allowed) {
+      this.services.metrics.rateLimitRefused(account ? 'account' : 'address');
+      return refuse(rateLimitedError(decision));
+    }
     if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }), decision.headers);
     if (match.kind === 'method_not_allowed') {
       return refuse(new ApiError('method_not_allowed', { method: request.method, path: request.url, allowed: match.allowed }), { ...decision.headers, Allow: match.allowed.join(', ') });
@@ -151,11 +191,23 @@ export class Pipeline {
     if (route.registryRead) {
       answerKey = `${request.url}?${request.query}`;
       const etag = this.answers.etagOf(answerKey);
+      const coding = this.compressMinBytes > 0 ? chooseCoding(request.headers['accept-encoding']) : undefined;
       Object.assign(headers, { ETag: etag, 'Cache-Control': REGISTRY_CACHE_CONTROL });
-      if (matchesEtag(request.headers['if-none-match'], etag)) return { kind: 'respond', response: { status: 304, headers, body: '' } };
-      const cached = this.answers.get(answerKey);
+      if (this.compressMinBytes > 0) headers.Vary = 'Accept-Encoding';
+      // A client may hold the identity form (an answer under the threshold is never compressed) or the coded one.
+      const ifNoneMatch = request.headers['if-none-match'];
+      for (const held of coding ? [codedEtag(etag, coding), etag] : [etag]) {
+        if (matchesEtag(ifNoneMatch, held)) return { kind: 'respond', response: { status: 304, headers: { ...headers, ETag: held }, body: '' } };
+      }
+      const cached = this.answers.get(answerKey, coding);
       // The same path and query text answered before, so its query was valid: no need to parse it again.
-      if (cached) return { kind: 'respond', response: { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE }, body: cached } };
+      if (cached) {
+        const answer: OutgoingResponse = { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE }, body: cached.body };
+        if (cached.coding) return { kind: 'respond', response: { ...answer, headers: { ...answer.headers, 'Content-Encoding': cached.coding, ETag: codedEtag(etag, cached.coding) } } };
+        // Its kept compressed form is not ready yet: compress it for this request (the same bytes).
+        if (coding && cached.body.length >= this.compressMinBytes) return { kind: 'run', run: async () => answer };
+        return { kind: 'respond', response: answer };
+      }
     }
 
     let query: Record<string, unknown> = {};
@@ -190,7 +242,11 @@ export class Pipeline {
     };
   }
 
-  /** Keeps a registry read's 200 answer as bytes; errors are not kept and carry no validators. */
+  /**
+   * Keeps a registry read's 200 answer as bytes, and its brotli and gzip forms once compressed
+   * (off the HTTP thread, at the effort for answers sent many times); errors are not kept and
+   * carry no validators.
+   */
   private keep(key: string, response: OutgoingResponse): OutgoingResponse {
     if (response.status !== 200 || typeof response.body !== 'string') {
       const { ETag: _etag, 'Cache-Control': _cacheControl, ...headers } = response.headers;
@@ -198,7 +254,50 @@ export class Pipeline {
     }
     const body = Buffer.from(response.body);
     this.answers.set(key, body, response.headers.ETag);
+    if (this.compressMinBytes > 0 && body.length >= this.compressMinBytes) {
+      for (const coding of ['br', 'gzip'] as const) {
+        compress(body, coding, 'kept').then(
+          (coded) => this.answers.setCoded(key, coding, coded),
+          (error: unknown) => this.log.error({ err: error, coding }, 'compressing a registry answer failed'),
+        );
+      }
+    }
     return { ...response, body };
+  }
+
+  /**
+   * A JSON answer the client accepts compressed, compressed (brotli or gzip, off the HTTP
+   * thread) when it reaches the threshold; every JSON answer says it varies with Accept-Encoding.
+   * Answers already coded (kept registry answers) and other media types pass unchanged.
+   */
+  private async encode(request: IncomingRequest, response: OutgoingResponse): Promise<OutgoingResponse> {
+    const { body } = response;
+    if (this.compressMinBytes === 0 || response.headers['Content-Encoding'] || !response.headers['Content-Type']?.startsWith('application/json')) return response;
+    const headers: Record<string, string> = { ...response.headers, Vary: 'Accept-Encoding' };
+    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return { ...response, headers };
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const coding = bytes.length >= this.compressMinBytes ? chooseCoding(request.headers['accept-encoding']) : undefined;
+    if (!coding) return { ...response, headers, body: bytes };
+    headers['Content-Encoding'] = coding;
+    if (!headers.ETag) return { ...response, headers, body: await compress(bytes, coding, 'answer') };
+    // A strong validator names one sequence of bytes: a registry answer is compressed as its kept
+    // form is (same input, same settings, same output), whichever request compresses it first.
+    headers.ETag = codedEtag(headers.ETag, coding);
+    return { ...response, headers, body: await compress(bytes, coding, 'kept') };
+  }
+
+  /** The admission with compression applied to whatever its run produces. */
+  private encoding(request: IncomingRequest, admission: Admission): Admission {
+    switch (admission.kind) {
+      case 'respond':
+        return admission;
+      case 'run':
+        return { kind: 'run', run: () => admission.run().then((response) => this.encode(request, response)) };
+      case 'read_body':
+        return { ...admission, run: (body) => admission.run(body).then((response) => this.encode(request, response)) };
+      case 'defer':
+        return { kind: 'defer', admission: admission.admission.then((settled) => this.encoding(request, settled) as Exclude<Admission, { kind: 'defer' }>) };
+    }
   }
 
   private authenticate(header: string | undefined) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ContentCoding } from './compression.js';
 
 /**
  * Answers of registry reads, kept as the bytes that were sent. A registry read is a pure function
@@ -9,7 +10,8 @@ import { createHash } from 'node:crypto';
  * Least recently used answers leave first once `maxBytes` is reached.
  */
 export class RegistryAnswerCache {
-  private readonly answers = new Map<string, { body: Buffer; etag: string }>();
+  /** Each answer with its compressed forms, added once compressed (off the HTTP thread). */
+  private readonly answers = new Map<string, { body: Buffer; etag: string; coded: Partial<Record<ContentCoding, Buffer>> }>();
   private bytes = 0;
 
   constructor(
@@ -21,23 +23,37 @@ export class RegistryAnswerCache {
     return this.answers.get(key)?.etag ?? `"${this.contentHash.slice(0, 16)}-${createHash('sha256').update(key).digest('base64url').slice(0, 22)}"`;
   }
 
-  get(key: string): Buffer | undefined {
+  /** The kept answer in the coding asked for when it is ready, else as identity (`coding` says which). */
+  get(key: string, coding?: ContentCoding): { body: Buffer; coding?: ContentCoding } | undefined {
     const answer = this.answers.get(key);
     if (!answer) return undefined;
     // Re-inserting moves the entry to the young end of the Map's order.
     this.answers.delete(key);
     this.answers.set(key, answer);
-    return answer.body;
+    const coded = coding && answer.coded[coding];
+    return coded ? { body: coded, coding } : { body: answer.body };
   }
 
   set(key: string, body: Buffer, etag: string): void {
     if (body.length > this.maxBytes / 8 || this.answers.has(key)) return;
-    this.answers.set(key, { body, etag });
-    this.bytes += body.length;
+    this.answers.set(key, { body, etag, coded: {} });
+    this.grow(body.length);
+  }
+
+  /** Adds a compressed form of a kept answer (ignored if the answer has left meanwhile). */
+  setCoded(key: string, coding: ContentCoding, body: Buffer): void {
+    const answer = this.answers.get(key);
+    if (!answer || answer.coded[coding]) return;
+    answer.coded[coding] = body;
+    this.grow(body.length);
+  }
+
+  private grow(bytes: number): void {
+    this.bytes += bytes;
     for (const [oldest, answer] of this.answers) {
       if (this.bytes <= this.maxBytes) break;
       this.answers.delete(oldest);
-      this.bytes -= answer.body.length;
+      this.bytes -= answer.body.length + (answer.coded.br?.length ?? 0) + (answer.coded.gzip?.length ?? 0);
     }
   }
 

@@ -1,4 +1,5 @@
 import { healthRoutes } from '../api/health.js';
+import { metricsRoutes } from '../api/metrics.js';
 import { gapAnalysisRoutes } from '../api/gap-analysis.js';
 import { signalRoutes } from '../api/signals.js';
 import { mappingRoutes } from '../api/mappings.js';
@@ -18,6 +19,7 @@ import type { Route } from './route.js';
 /** The route table: every endpoint the service answers, as data. */
 export const routes: Route[] = [
   ...healthRoutes,
+  ...metricsRoutes,
   ...gapAnalysisRoutes,
   ...scannerImportRoutes,
   ...signalRoutes,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
@@ -50,9 +51,18 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
         finished();
       }
     };
+    const started = performance.now();
+    let reported = false;
+    const report = (status: number, bytes: number) => {
+      if (reported) return;
+      reported = true;
+      pipeline.answered(incoming, status, bytes, (performance.now() - started) / 1000);
+    };
     res.onAborted(() => {
       state.aborted = true;
       state.wake?.();
+      // The client left before its answer was written (nginx's 499).
+      report(499, 0);
       settle();
     });
     const headers: Record<string, string> = {};
@@ -78,7 +88,11 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     const headOnly = incoming.method === 'HEAD';
     // A 304 carries no body and no Content-Length of its own.
     const deliver = (response: OutgoingResponse) =>
-      (headOnly || response.status === 304 ? sendHead(res, state, response) : send(res, state, response, log)).finally(settle);
+      (headOnly || response.status === 304 ? sendHead(res, state, response) : send(res, state, response, log))
+        .then((bytes) => {
+          if (!state.aborted) report(response.status, bytes);
+        })
+        .finally(settle);
     // The pipeline answers its own failures; this is the net under it, so that no request can
     // leave a rejected promise behind (Node ends the process on one).
     const answer = (response: Promise<OutgoingResponse>) =>
@@ -213,8 +227,8 @@ function writeHead(res: HttpResponse, response: OutgoingResponse): void {
 }
 
 /** HEAD: the headers GET would send, Content-Length included when the body is in memory, and no body; likewise 304. */
-async function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingResponse): Promise<void> {
-  if (state.aborted || state.done) return;
+async function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingResponse): Promise<number> {
+  if (state.aborted || state.done) return 0;
   const { body } = response;
   const length = response.status === 304 ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : undefined;
   res.cork(() => {
@@ -224,10 +238,12 @@ async function sendHead(res: HttpResponse, state: ResponseState, response: Outgo
     else res.endWithoutBody(length, response.headers.Connection === 'close');
   });
   state.done = true;
+  return 0;
 }
 
-async function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger): Promise<void> {
-  if (state.aborted || state.done) return;
+/** Writes the answer; resolves with the number of body bytes handed to the socket. */
+async function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger): Promise<number> {
+  if (state.aborted || state.done) return 0;
   const closeConnection = response.headers.Connection === 'close';
   const { body } = response;
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
@@ -238,12 +254,12 @@ async function send(res: HttpResponse, state: ResponseState, response: OutgoingR
         res.end(bytes, closeConnection);
       });
       state.done = true;
-      return;
+      return bytes.length;
     }
     await sendLarge(res, state, response, bytes);
-    return;
+    return bytes.length;
   }
-  await sendStream(res, state, response, body, log);
+  return sendStream(res, state, response, body, log);
 }
 
 /** A big in-memory body: tryEnd as far as the socket takes it, continue from onWritable. */
@@ -276,11 +292,13 @@ async function sendLarge(res: HttpResponse, state: ResponseState, response: Outg
 }
 
 /** A body produced piece by piece: chunked writes, waiting for drain whenever uWS buffers. */
-async function sendStream(res: HttpResponse, state: ResponseState, response: OutgoingResponse, stream: AsyncIterable<Buffer | string>, log: Logger): Promise<void> {
+async function sendStream(res: HttpResponse, state: ResponseState, response: OutgoingResponse, stream: AsyncIterable<Buffer | string>, log: Logger): Promise<number> {
   res.cork(() => writeHead(res, response));
+  let written = 0;
   try {
     for await (const chunk of stream) {
-      if (state.aborted) return;
+      if (state.aborted) return written;
+      written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       let ok = true;
       res.cork(() => {
         ok = res.write(chunk);
@@ -293,7 +311,7 @@ async function sendStream(res: HttpResponse, state: ResponseState, response: Out
             return true;
           });
         });
-        if (state.aborted) return;
+        if (state.aborted) return written;
       }
     }
     if (!state.aborted) res.cork(() => res.end());
@@ -303,6 +321,7 @@ async function sendStream(res: HttpResponse, state: ResponseState, response: Out
     if (!state.aborted && !state.done) res.close();
     state.done = true;
   }
+  return written;
 }
 
 /**

@@ -37,12 +37,15 @@ export function liveEntry(entry: AnalysisIndexEntry | undefined, id: string, acc
 }
 
 /** Runs the sweeper every `intervalMs` until stopped. */
-export function startSweeper(store: AnalysisStore, intervalMs: number, now: () => Date, onError: (error: unknown) => void): () => void {
+export function startSweeper(store: AnalysisStore, intervalMs: number, now: () => Date, onError: (error: unknown) => void, onSwept: (count: number) => void = () => undefined): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    store.sweep(now()).catch(onError).finally(() => (running = false));
+    store
+      .sweep(now())
+      .then(onSwept, onError)
+      .finally(() => (running = false));
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

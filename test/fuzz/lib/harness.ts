@@ -184,7 +184,12 @@ export class FuzzHarness {
     return new Promise((resolve, reject) => {
       // Node sends a GET body with neither Content-Length nor chunked framing unless told the length.
       const framed = body === undefined ? headers : { ...headers, 'content-length': String(body.length) };
-      const req = request(`${this.service.url}${target}`, { method, headers: framed, agent: this.agent, timeout: timeoutMs }, (res) => {
+      // The target as generated, dot segments included: a URL string would be normalised by the
+      // client first (`/v1/frameworks/../controls` sent as `/v1/controls`), testing another operation.
+      const { hostname, port } = new URL(this.service.url);
+      // Characters a request line cannot carry are percent-encoded, as a URL string would have them.
+      const path = target.replace(/[^\x21-\x7E]+/g, (run) => encodeURIComponent(run));
+      const req = request({ hostname, port, path, method, headers: framed, agent: this.agent, timeout: timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));

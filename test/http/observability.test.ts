@@ -1,0 +1,115 @@
+/**
+ * /metrics (Prometheus text) and the access log (docs/operations.md, "Metrics and logs").
+ */
+import t from 'tap';
+import { startTestService, call } from '../helpers/service.js';
+import { startChildService } from '../helpers/child-service.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStores } from '../../src/store/open.js';
+
+function tempDataDir(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'csr-observe-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A key made in the data directory before the service starts, as `csr keys create` makes one. */
+async function keyInDataDir(dataDir: string, account: string): Promise<string> {
+  const stores = await openStores({ dataDir });
+  try {
+    return (await stores.accounts.createKey(account, 'pro')).key;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** The value of one sample line of the exposition text, or 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (wanted.every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
+
+t.test('/metrics counts requests by declared route and status, refusals, stored analyses', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const key = await service.key('pro');
+  const before = (await call(service, 'GET', '/metrics')).text;
+  t.match(before, /^# HELP csr_http_requests_total/m, 'Prometheus text');
+  t.equal(sample(before, 'csr_registry_info', { version: service.services.registry.manifest.registry_version }), 1, 'the registry this node serves');
+
+  const signal = (await call(service, 'GET', '/v1/signals?per_page=1', { key })).body.data[0].id as string;
+  for (let i = 0; i < 3; i++) await call(service, 'GET', `/v1/signals/${signal}`, { key });
+  await call(service, 'GET', '/v1/signals/CSR-NOT-THERE-001', { key });
+  for (const path of ['/v1/nothing-here', '/v1/also/not/here', '/wp-admin']) await call(service, 'GET', path, { key });
+  await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: [{ id: 'f-1', signal_id: signal, status: 'open' }] } });
+
+  const after = (await call(service, 'GET', '/metrics')).text;
+  const requests = (route: string, status: string) => sample(after, 'csr_http_requests_total', { method: 'GET', route, status }) - sample(before, 'csr_http_requests_total', { method: 'GET', route, status });
+  t.equal(requests('/v1/signals/:id', '200'), 3, 'three reads of one signal under its declared route');
+  t.equal(requests('/v1/signals/:id', '404'), 1, 'the unknown id under the same route, status 404');
+  t.equal(requests('unmatched', '404'), 3, 'unknown paths share one label');
+  t.notMatch(after, /nothing-here|wp-admin/, 'no raw URL becomes a label');
+  t.equal(sample(after, 'csr_http_request_duration_seconds_count', { route: '/v1/signals/:id', status: '200' }), 3, 'latency observed per answer');
+  t.equal(sample(after, 'csr_analyses_stored_total') - sample(before, 'csr_analyses_stored_total'), 1, 'one analysis stored');
+  t.ok(sample(after, 'csr_pool_queue_depth') >= 0, 'queue depth reported');
+  t.ok(after.includes('csr_process_cpu_user_seconds_total'), 'process metrics');
+
+  // A Community key has 60 requests a minute: the 61st is refused and counted.
+  const community = await service.key('community');
+  for (let i = 0; i < 61; i++) await call(service, 'GET', '/v1/frameworks', { key: community });
+  const limited = (await call(service, 'GET', '/metrics')).text;
+  t.equal(sample(limited, 'csr_rate_limit_refusals_total', { scope: 'account' }), 1, 'the refusal is counted');
+});
+
+t.test('METRICS_TOKEN closes /metrics to callers without it', async (t) => {
+  const service = await startTestService({ env: { METRICS_TOKEN: 'scrape-secret-1' } });
+  t.teardown(() => service.close());
+  t.equal((await call(service, 'GET', '/metrics')).status, 401);
+  t.equal((await call(service, 'GET', '/metrics', { headers: { authorization: 'Bearer wrong-secret' } })).status, 401);
+  const ok = await call(service, 'GET', '/metrics', { headers: { authorization: 'Bearer scrape-secret-1' } });
+  t.equal(ok.status, 200);
+  t.match(ok.headers.get('content-type'), /^text\/plain/);
+});
+
+t.test('one JSON access-log line per request, with the account and never the key', async (t) => {
+  const dataDir = tempDataDir(t);
+  const key = await keyInDataDir(dataDir, 'log-reader');
+  const child = await startChildService({ DATA_DIR: dataDir });
+  t.teardown(() => child.stop());
+  const answered = await fetch(`${child.url}/v1/signals?per_page=2`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'trace-me-42' } });
+  t.equal(answered.status, 200);
+  await answered.arrayBuffer();
+  const refused = await fetch(`${child.url}/v1/signals`, { headers: { authorization: 'Bearer not-a-key' } });
+  await refused.arrayBuffer();
+  let lines: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < 50 && lines.length < 2; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    lines = child
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"log":"access"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+  const line = lines.find((l) => l.request_id === 'trace-me-42');
+  t.ok(line, 'the line carries the request id');
+  t.match(line, { method: 'GET', route: '/v1/signals', path: '/v1/signals', status: 200, account: 'log-reader', msg: 'request' });
+  t.type(line?.duration_ms, 'number');
+  t.ok((line?.bytes as number) > 0, 'bytes sent');
+  t.ok(lines.some((l) => l.status === 401 && l.account === undefined), 'a refused key is logged without an account');
+  t.notOk(child.output().includes(key), 'the key is never written');
+  t.notOk(child.output().includes('not-a-key'), 'nor a wrong one');
+});
+
+t.test('ACCESS_LOG=off writes no access lines', async (t) => {
+  const child = await startChildService({ DATA_DIR: tempDataDir(t), ACCESS_LOG: 'off' });
+  t.teardown(() => child.stop());
+  await (await fetch(`${child.url}/healthz`)).arrayBuffer();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.notOk(child.output().includes('"log":"access"'));
+});
