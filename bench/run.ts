@@ -5,7 +5,7 @@
  */
 import type autocannon from 'autocannon';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
@@ -100,8 +100,13 @@ async function main(): Promise<void> {
     .filter((s, i) => !only || i === 0 || s.name.includes(only) || (s.alongside?.includes(only) ?? false))
     .map((s) => (s.baseline ? s : { ...s, name: `${s.name}${store}`, alongside: s.alongside && `${s.alongside}${store}` }));
   const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...clusterEnv };
-  const service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, SERVER_ENTRY], { env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await portFromLog(service);
+  // The service logs (an access line per request) to a file, as it would to journald or a
+  // collector: read through a pipe, they would cost this process, the load generator, its speed.
+  const logFile = join(dataDir, 'service.log');
+  const logFd = openSync(logFile, 'w');
+  const service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, SERVER_ENTRY], { env: { ...env, PORT: '0' }, stdio: ['ignore', logFd, 'inherit'] });
+  closeSync(logFd);
+  const port = await portFromLog(service, logFile);
   await waitForHealth(port);
 
   const sampleBody = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${plan[0].path}`, { headers: { authorization: `Bearer ${keys[0]}` } })).arrayBuffer());
@@ -178,18 +183,13 @@ async function loadInChild(port: number, scenario: Scenario, keysFile: string): 
 }
 
 /** The service logs its port in its first JSON line ("listening"). */
-function portFromLog(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const match = /"port":(\d+)/.exec(buffered);
-      if (match) resolve(Number(match[1]));
-    };
-    // Keep draining stdout after the port is known, so the child never blocks on a full pipe.
-    child.stdout!.on('data', onData);
-    child.once('exit', () => reject(new Error('service exited before listening')));
-  });
+async function portFromLog(child: ChildProcess, logFile: string): Promise<number> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited before listening:\n${readFileSync(logFile, 'utf8')}`);
+    const match = /"port":(\d+)/.exec(readFileSync(logFile, 'utf8'));
+    if (match) return Number(match[1]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 main().catch((error) => {
