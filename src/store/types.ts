@@ -38,8 +38,8 @@ export interface AccountDirectory {
   /**
    * Resolves a presented key to its account, or undefined when it is malformed, unknown or
    * revoked. Synchronous, because it runs on every request before any byte of the body is read:
-   * LMDB reads its environment, PostgreSQL answers from a per-process replica kept fresh within
-   * a second (src/store/postgres/accounts.ts).
+   * LMDB reads its environment (and trusts a verified key for half a second), PostgreSQL answers
+   * from a per-process replica kept fresh within a second (src/store/postgres/accounts.ts).
    */
   authenticate(presented: string): Account | undefined;
   createKey(accountName: string, tier?: Tier): Promise<CreatedKey>;

@@ -225,7 +225,10 @@ t.test('graceful shutdown finishes an in-flight request and exits 0', async (t) 
   const port = await freePort();
   const child = spawn(process.execPath, [join(projectRoot, 'dist/src/server.js')], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0)) === 200);
+  // Should an assertion fail first, the child must not outlive the test (it would hold the file open).
+  t.teardown(() => void child.kill('SIGKILL'));
+  // A start on a machine busy with other suites can take several seconds: wait as a deploy would.
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0)) === 200, 60_000);
 
   const body = JSON.stringify({ ids: ['CSR-NOT-A-REAL-ID-001'] });
   const socket = connect(port, '127.0.0.1');
@@ -253,7 +256,10 @@ t.test('csr serve runs the service with its V8 flags and passes a stop signal on
   const port = await freePort();
   const child = spawn(process.execPath, [csr, 'serve'], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0)) === 200);
+  // Should an assertion fail first, the child must not outlive the test (it would hold the file open).
+  t.teardown(() => void child.kill('SIGKILL'));
+  // A start on a machine busy with other suites can take several seconds: wait as a deploy would.
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0)) === 200, 60_000);
   // The process csr serve started: its parent is our child.
   const service = readdirSync('/proc')
     .filter((pid) => /^\d+$/.test(pid))

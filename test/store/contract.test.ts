@@ -175,6 +175,28 @@ t.test('lmdb', async (t) => {
     const stores = await openStores({ dataDir: dir, now, authenticates: true });
     return { ...stores, close: async () => { await stores.close(); rmSync(dir, { recursive: true, force: true }); } };
   });
+
+  // The server and the CLI are two processes on one data directory; two directories in one
+  // process stand for them here (each keeps its own table of verified keys).
+  t.test('a revocation and a tier change by another process apply within 1 s', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'csr-verified-'));
+    const [cli, server] = await Promise.all([0, 1].map(() => openStores({ dataDir: dir, authenticates: true })));
+    t.teardown(async () => {
+      await Promise.all([cli.close(), server.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const created = await cli.accounts.createKey('acme', 'pro');
+    t.equal(server.accounts.authenticate(created.key)?.tier, 'pro', 'verified, and now trusted for a moment');
+    const within = async (what: string, check: () => boolean) => {
+      const started = Date.now();
+      while (!check() && Date.now() - started < 1000) await new Promise((resolve) => setTimeout(resolve, 5));
+      t.ok(check(), `${what} within 1 s (${Date.now() - started} ms)`);
+    };
+    await cli.accounts.setTier('acme', 'teams');
+    await within('a tier change applies', () => server.accounts.authenticate(created.key)?.tier === 'teams');
+    await cli.accounts.revokeKey(created.record.id);
+    await within('a revocation applies', () => server.accounts.authenticate(created.key) === undefined);
+  });
 });
 
 t.test('postgres', async (t) => {
