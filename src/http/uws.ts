@@ -56,7 +56,12 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     const report = (status: number, bytes: number) => {
       if (reported) return;
       reported = true;
-      pipeline.answered(incoming, status, bytes, (performance.now() - started) / 1000);
+      // Observing an answer must never cost the process: this also runs inside uWS's abort callback.
+      try {
+        pipeline.answered(incoming, status, bytes, (performance.now() - started) / 1000);
+      } catch (error) {
+        log.error({ err: error }, 'the answer could not be observed');
+      }
     };
     res.onAborted(() => {
       state.aborted = true;
