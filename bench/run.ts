@@ -15,6 +15,7 @@ import { openStores } from '../src/store/open.js';
 import { Registry } from '../src/registry/registry.js';
 import { scenarios, type Scenario } from './scenarios/index.js';
 import { load } from './load.js';
+import { runWrk, wrkAvailable, writeKeyScript } from './wrk.js';
 // The throwaway PostgreSQL and Redis the tests use: the cluster variant needs the same, no more.
 import { startPostgres, startRedis, type ThrowawayServer } from '../test/helpers/servers.js';
 
@@ -33,8 +34,12 @@ interface Result {
   non_2xx: number;
   /** Mean bytes of an answer on the wire (body and headers), compressed ones compressed. */
   bytes_per_answer: number;
+  /** wrk scenarios: the bare server's throughput for the same bytes, measured just before. */
+  baseline_rps?: number;
   target_p99_ms?: number;
+  target_ratio?: number;
   meets_target?: boolean;
+  generator: 'autocannon' | 'wrk';
 }
 
 async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
@@ -65,6 +70,7 @@ function summarise(scenario: Scenario, result: autocannon.Result): Result {
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
     bytes_per_answer: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
+    generator: 'autocannon',
     ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: p99 <= scenario.targetP99Ms }),
   };
 }
@@ -122,8 +128,16 @@ async function main(): Promise<void> {
   }
 
   const results: Result[] = [];
+  const withWrk = wrkAvailable();
+  if (!withWrk) process.stderr.write('wrk not found (Debian package wrk: apt install wrk): the throughput scenarios are skipped\n');
+  const keyScript = join(dataDir, 'keys.lua');
+  writeKeyScript(keyScript, keys);
   for (const scenario of plan) {
     const target = scenario.baseline ? baseline.port : port;
+    if (scenario.generator === 'wrk') {
+      if (withWrk) results.push(await throughput(scenario, port, keys[0], keyScript, dataDir, env));
+      continue;
+    }
     process.stderr.write(`running: ${scenario.name} (${scenario.durationSeconds} s)\n`);
     if (scenario.alongside) {
       const other = plan.find((s) => s.name === scenario.alongside)!;
@@ -154,19 +168,54 @@ async function main(): Promise<void> {
     run_at: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
     registry: registry.manifest.counts,
-    results: results.map((r) => ({ ...r, throughput_vs_baseline: baselineRps ? Math.round((1000 * r.throughput_rps) / baselineRps) / 1000 : null })),
+    results: results.map((r) => {
+      const reference = r.baseline_rps ?? baselineRps;
+      return { ...r, throughput_vs_baseline: reference ? Math.round((1000 * r.throughput_rps) / reference) / 1000 : null };
+    }),
   };
   await registry.close();
   mkdirSync(join(projectRoot, 'bench', 'results'), { recursive: true });
   const file = join(projectRoot, 'bench', 'results', `${report.run_at.replace(/[:.]/g, '-')}-${sha}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\n| scenario | req/s | × baseline | p50 ms | p99 ms | max ms | errors | non-2xx | bytes/answer | p99 target |`);
+  console.log(`\n| scenario | req/s | × baseline | p50 ms | p99 ms | max ms | errors | non-2xx | bytes/answer | target |`);
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of report.results) {
-    const target = r.target_p99_ms === undefined ? '' : `${r.target_p99_ms} ms ${r.meets_target ? 'met' : 'MISSED'}`;
+    const target =
+      r.target_ratio !== undefined
+        ? `${r.target_ratio} × bare ${r.throughput_vs_baseline !== null && r.throughput_vs_baseline >= r.target_ratio ? 'met' : 'MISSED'}`
+        : r.target_p99_ms === undefined
+          ? ''
+          : `${r.target_p99_ms} ms ${r.meets_target ? 'met' : 'MISSED'}`;
     console.log(`| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${r.bytes_per_answer} | ${target} |`);
   }
   console.log(`\nsha ${sha}; results written to ${file}`);
+}
+
+/**
+ * A throughput scenario with wrk: this route's bytes served by a bare uWS server, then the
+ * service, each for the scenario's duration, in the same run (the ratio is the figure to trust).
+ */
+async function throughput(scenario: Scenario, port: number, key: string, keyScript: string, dataDir: string, env: NodeJS.ProcessEnv): Promise<Result> {
+  const answer = await fetch(`http://127.0.0.1:${port}${scenario.path}`, { headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' } });
+  const bodyFile = join(dataDir, 'wrk-baseline-body');
+  writeFileSync(bodyFile, Buffer.from(await answer.arrayBuffer()));
+  const bare = await startChild(join(projectRoot, 'dist/bench/baseline.js'), [bodyFile], env);
+  try {
+    process.stderr.write(`running: ${scenario.name}, bare uWS then the service (wrk, 2 × ${scenario.durationSeconds} s)\n`);
+    const reference = runWrk(`http://127.0.0.1:${bare.port}${scenario.path}`, keyScript, scenario.durationSeconds, scenario.connections);
+    const measured = runWrk(`http://127.0.0.1:${port}${scenario.path}`, keyScript, scenario.durationSeconds, scenario.connections);
+    const ratio = reference.throughput_rps ? measured.throughput_rps / reference.throughput_rps : 0;
+    return {
+      name: `${scenario.name} (wrk; bare uWS ${reference.throughput_rps} req/s)`,
+      ...measured,
+      baseline_rps: reference.throughput_rps,
+      generator: 'wrk',
+      ...(scenario.targetRatio !== undefined && { target_ratio: scenario.targetRatio, meets_target: ratio >= scenario.targetRatio }),
+    };
+  } finally {
+    bare.child.kill('SIGTERM');
+    await once(bare.child, 'exit');
+  }
 }
 
 /** Runs a scenario's load in a child process (bench/background-load.ts) and returns its result. */
