@@ -99,8 +99,8 @@ export function scenarios(registry: Registry): Scenario[] {
     { name: 'registry: GET /v1/frameworks/HIPAA/controls', method: 'GET', path: '/v1/frameworks/HIPAA/controls?per_page=20', expectStatus: 200, connections: 64, durationSeconds: 8, generator: 'wrk', targetRatio: 0.7 },
     // Reads the store on every request: the LMDB index range, or one PostgreSQL query (two: count and page).
     { name: 'stored: GET /v1/gap-analysis/summary', method: 'GET', path: '/v1/gap-analysis/summary?per_page=20', expectStatus: 200, connections: 64, durationSeconds: 8, generator: 'wrk' },
-    // Latency targets are per request: one connection, requests back to back.
-    { name: 'gap analysis: 500 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 15, targetP99Ms: 50 },
+    // Latency targets are per request: one connection, requests back to back. 25 ms is issue 15's target.
+    { name: 'gap analysis: 500 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 15, targetP99Ms: 25 },
     { name: 'gap analysis: 500 findings × 11 frameworks, 4 connections', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 4, durationSeconds: 10 },
     // Issue 13: the same analysis with a compressed answer (bytes per answer in the table).
     { name: 'gap analysis: 500 findings × 11 frameworks, accept-encoding br', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 10, headers: { 'accept-encoding': 'br' } },
@@ -126,7 +126,8 @@ export function scenarios(registry: Registry): Scenario[] {
       connections: 8,
       durationSeconds: 12,
       alongside: 'gap analysis: 500 findings × 11 frameworks',
-      targetP99Ms: 10,
+      // Issue 15's target (the flood's, below, is issue 17's 10 ms).
+      targetP99Ms: 5,
     },
     // Issue 17: 96 clients flood 10,000-finding analyses (about 2 MB each). The queue fills, and
     // the rest are refused with 503 service_busy at their headers, before their bodies are read,
