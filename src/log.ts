@@ -10,3 +10,52 @@ export type { Logger };
 export function createLogger(level: string): Logger {
   return pino({ level, base: { service: 'csr' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 1, sync: false }));
 }
+
+/** What the access log says of one request (never the key). */
+export interface AccessEntry {
+  requestId: string | undefined;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  bytes: number;
+  account: string | undefined;
+}
+
+/**
+ * The access-log line pino would write for `logger.child({ log: 'access' }).info({...}, 'request')`,
+ * built as one template string. Through pino the line cost about 8 µs of the HTTP thread per
+ * request (its generic serialiser walks the object and the bindings), as much as serving a cached
+ * registry answer; this costs under 1 µs. Values from the client (path, method) and the account
+ * name go through JSON.stringify; the rest are numbers or fixed words.
+ */
+export function accessLine(entry: AccessEntry, isoTime: string): string {
+  const requestId = entry.requestId === undefined ? '' : `"request_id":${JSON.stringify(entry.requestId)},`;
+  const account = entry.account === undefined ? '' : `,"account":${JSON.stringify(entry.account)}`;
+  return (
+    `{"level":30,"time":"${isoTime}","service":"csr","log":"access",${requestId}"method":${JSON.stringify(entry.method)},` +
+    `"route":${JSON.stringify(entry.route)},"path":${JSON.stringify(entry.path)},"status":${entry.status},` +
+    `"duration_ms":${entry.durationMs},"bytes":${entry.bytes}${account},"msg":"request"}\n`
+  );
+}
+
+/**
+ * Writes access lines to the logger's own destination (so they interleave whole with its other
+ * lines, and are flushed with it), when the logger logs at info.
+ */
+export function accessLogWriter(logger: Logger): (entry: AccessEntry) => void {
+  const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];
+  let lastMs = 0;
+  let lastIso = '';
+  return (entry) => {
+    if (!logger.isLevelEnabled('info')) return;
+    // One Date per millisecond, not per line.
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      lastIso = new Date(now).toISOString();
+    }
+    stream.write(accessLine(entry, lastIso));
+  };
+}

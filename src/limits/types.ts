@@ -60,6 +60,6 @@ export function rateLimitedError(decision: RateDecision): ApiError {
   return new ApiError(
     'rate_limited',
     { limit: decision.limit, remaining: 0, reset_at: new Date(decision.resetAt ?? Date.now()).toISOString(), retry_after: retryAfter },
-    { headers: { ...decision.headers, 'Retry-After': String(retryAfter) } },
+    { headers: Object.assign({}, decision.headers, { 'Retry-After': String(retryAfter) }) },
   );
 }

@@ -8,6 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStores } from '../../src/store/open.js';
+import { accessLine } from '../../src/log.js';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
 
 function tempDataDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'csr-observe-'));
@@ -112,4 +115,21 @@ t.test('ACCESS_LOG=off writes no access lines', async (t) => {
   await (await fetch(`${child.url}/healthz`)).arrayBuffer();
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.notOk(child.output().includes('"log":"access"'));
+});
+
+t.test('an access line is the JSON pino writes for the same entry, whatever the client sent', async (t) => {
+  const hostile = ['/v1/signals/"quoted"', '/v1/a\\b', '/v1/\u0001\u001f\n', '/v1/é/✓/\ud83d\ude00', '/v1/</script>'];
+  for (const path of hostile) {
+    for (const [requestId, account] of [['r-1', 'acme "corp"'], [undefined, undefined]] as const) {
+      const entry = { requestId, method: 'GET', route: 'unmatched', path, status: 404, durationMs: 0.12, bytes: 149, account };
+      const ours = accessLine(entry, '2026-11-24T05:00:00.000Z');
+      // The same entry through pino, as the pipeline logged it before the hand-built line.
+      let theirs = '';
+      const sink = new Writable({ write(chunk, _encoding, done) { theirs += String(chunk); done(); } });
+      const logger = pino({ base: { service: 'csr' }, timestamp: () => ',"time":"2026-11-24T05:00:00.000Z"' }, sink).child({ log: 'access' });
+      logger.info({ request_id: requestId, method: 'GET', route: 'unmatched', path, status: 404, duration_ms: 0.12, bytes: 149, account }, 'request');
+      t.same(JSON.parse(ours), JSON.parse(theirs), `same fields for ${JSON.stringify(path)}`);
+      t.ok(ours.endsWith('}\n') && !ours.slice(0, -1).includes('\n'), 'one line');
+    }
+  }
 });
