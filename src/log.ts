@@ -40,22 +40,47 @@ export function accessLine(entry: AccessEntry, isoTime: string): string {
   );
 }
 
+/** Writes access lines; `flush` hands over the lines not yet written (at shutdown). */
+export interface AccessLog {
+  write(entry: AccessEntry): void;
+  flush(): void;
+}
+
 /**
  * Writes access lines to the logger's own destination (so they interleave whole with its other
- * lines, and are flushed with it), when the logger logs at info.
+ * lines, and are flushed with it), when the logger logs at info. Lines are handed over once per
+ * turn of the event loop, not one by one: sonic-boom measures the UTF-8 length of its whole
+ * pending chunk (up to 16 KB) on every write, which at one write per request cost about 8 µs of
+ * the HTTP thread per request under wrk.
  */
-export function accessLogWriter(logger: Logger): (entry: AccessEntry) => void {
+export function accessLogWriter(logger: Logger): AccessLog {
   const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];
   let lastMs = 0;
   let lastIso = '';
-  return (entry) => {
-    if (!logger.isLevelEnabled('info')) return;
-    // One Date per millisecond, not per line.
-    const now = Date.now();
-    if (now !== lastMs) {
-      lastMs = now;
-      lastIso = new Date(now).toISOString();
-    }
-    stream.write(accessLine(entry, lastIso));
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending === '') return;
+    const lines = pending;
+    pending = '';
+    stream.write(lines);
+  };
+  return {
+    write(entry) {
+      if (!logger.isLevelEnabled('info')) return;
+      // One Date per millisecond, not per line.
+      const now = Date.now();
+      if (now !== lastMs) {
+        lastMs = now;
+        lastIso = new Date(now).toISOString();
+      }
+      pending += accessLine(entry, lastIso);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
   };
 }

@@ -119,6 +119,7 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
         await pipeline.closeLimiters();
         await registry.close();
         await stores.close();
+        pipeline.flushAccessLog();
         log.info('stopped');
       })();
       return stopping;

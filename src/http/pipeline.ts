@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { accessLogWriter, type AccessEntry, type Logger } from '../log.js';
+import { accessLogWriter, type AccessLog, type Logger } from '../log.js';
 import { ADDRESS_LIMITER_CAPACITY, ADDRESS_RATE_LIMITS, RATE_LIMITS, tierAtLeast } from '../tiers.js';
 import type { Account } from '../store/types.js';
 import type { Services } from '../services.js';
@@ -80,7 +80,7 @@ export class Pipeline {
   private readonly addressLimiter: RateLimiter;
   private readonly answers: RegistryAnswerCache;
   private readonly log: Logger;
-  private readonly accessLog: ((entry: AccessEntry) => void) | undefined;
+  private readonly accessLog: AccessLog | undefined;
   /** JSON answers from this size on are compressed for clients that accept it; 0: never. */
   private readonly compressMinBytes: number;
   shuttingDown = false;
@@ -115,7 +115,12 @@ export class Pipeline {
     const trace = request.trace;
     const route = trace?.route ?? 'unmatched';
     this.services.metrics.requestAnswered(request.method, route, status, seconds);
-    this.accessLog?.({ requestId: trace?.requestId, method: request.method, route, path: request.url, status, durationMs: Math.round(seconds * 1e5) / 100, bytes, account: trace?.account });
+    this.accessLog?.write({ requestId: trace?.requestId, method: request.method, route, path: request.url, status, durationMs: Math.round(seconds * 1e5) / 100, bytes, account: trace?.account });
+  }
+
+  /** Hands the access lines of the last requests to the log (at shutdown, before the log is flushed). */
+  flushAccessLog(): void {
+    this.accessLog?.flush();
   }
 
   pruneRateWindows(): void {

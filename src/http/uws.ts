@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
-import { internalErrorResponse, type Admission, type IncomingRequest, type OutgoingResponse, type Pipeline } from './pipeline.js';
+import { internalErrorResponse, type Admission, type IncomingRequest, type OutgoingResponse, type Pipeline, type RequestTrace } from './pipeline.js';
 
 /**
  * The only module that touches uWebSockets.js. Per request it registers onAborted first, copies
@@ -74,13 +74,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     req.forEach((key, value) => {
       headers[key] = value;
     });
-    const incoming: IncomingRequest = {
-      method: req.getCaseSensitiveMethod().toUpperCase(),
-      url: req.getUrl(),
-      query: req.getQuery() ?? '',
-      headers,
-      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
-    };
+    const incoming = new UwsRequest(res, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), req.getQuery() ?? '', headers);
 
     let admission: Admission;
     try {
@@ -91,13 +85,26 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     }
 
     const headOnly = incoming.method === 'HEAD';
-    // A 304 carries no body and no Content-Length of its own.
-    const deliver = (response: OutgoingResponse) =>
-      (headOnly || response.status === 304 ? sendHead(res, state, response) : send(res, state, response, log))
-        .then((bytes) => {
-          if (!state.aborted) report(response.status, bytes);
-        })
-        .finally(settle);
+    const written = (status: number, bytes: number) => {
+      if (!state.aborted) report(status, bytes);
+      settle();
+    };
+    const unwritable = (error: unknown) => {
+      log.error({ err: error, method: incoming.method, url: incoming.url }, 'response could not be written');
+      settle();
+    };
+    // An answer in memory is written at once (inside this callback when admission answered it,
+    // so without a promise); a large or streamed one resolves when uWS has taken its last byte.
+    const deliver = (response: OutgoingResponse) => {
+      try {
+        // A 304 carries no body and no Content-Length of its own.
+        const bytes = headOnly || response.status === 304 ? sendHead(res, state, response) : send(res, state, response, log);
+        if (typeof bytes === 'number') written(response.status, bytes);
+        else bytes.then((sent) => written(response.status, sent), unwritable);
+      } catch (error) {
+        unwritable(error);
+      }
+    };
     // The pipeline answers its own failures; this is the net under it, so that no request can
     // leave a rejected promise behind (Node ends the process on one).
     const answer = (response: Promise<OutgoingResponse>) =>
@@ -106,12 +113,11 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
           log.error({ err: error, method: incoming.method, url: incoming.url }, 'request failed outside the pipeline');
           return internalErrorResponse(randomUUID());
         })
-        .then(deliver)
-        .catch((error: unknown) => log.error({ err: error, method: incoming.method, url: incoming.url }, 'response could not be written'));
+        .then(deliver);
     const proceed = (admission: Exclude<Admission, { kind: 'defer' }>, body?: BodyReader) => {
       switch (admission.kind) {
         case 'respond':
-          answer(Promise.resolve(admission.response));
+          deliver(admission.response);
           return;
         case 'run':
           answer(admission.run());
@@ -220,19 +226,51 @@ class BodyReader {
   }
 }
 
+/**
+ * The request as the pipeline sees it. The client's address costs a getpeername(2) and a copy:
+ * it is read only when asked for (the per-address limit of requests without a key), which the
+ * pipeline does during admission, while `res` is still open.
+ */
+class UwsRequest implements IncomingRequest {
+  trace?: RequestTrace;
+  private address: string | undefined;
+
+  constructor(
+    private readonly res: HttpResponse,
+    readonly method: string,
+    readonly url: string,
+    readonly query: string,
+    readonly headers: Record<string, string>,
+  ) {}
+
+  get remoteAddress(): string {
+    this.address ??= Buffer.from(this.res.getRemoteAddressAsText()).toString();
+    return this.address;
+  }
+}
+
+/** Status lines by code, made once. */
+const STATUS_LINES = new Map<number, string>();
+
 function statusLine(status: number): string {
-  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+  let line = STATUS_LINES.get(status);
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    STATUS_LINES.set(status, line);
+  }
+  return line;
 }
 
 function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   res.writeStatus(statusLine(response.status));
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (name !== 'Connection') res.writeHeader(name, value);
+  const { headers } = response;
+  for (const name in headers) {
+    if (name !== 'Connection') res.writeHeader(name, headers[name]);
   }
 }
 
 /** HEAD: the headers GET would send, Content-Length included when the body is in memory, and no body; likewise 304. */
-async function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingResponse): Promise<number> {
+function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingResponse): number {
   if (state.aborted || state.done) return 0;
   const { body } = response;
   const length = response.status === 304 ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : undefined;
@@ -246,8 +284,11 @@ async function sendHead(res: HttpResponse, state: ResponseState, response: Outgo
   return 0;
 }
 
-/** Writes the answer; resolves with the number of body bytes handed to the socket. */
-async function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger): Promise<number> {
+/**
+ * Writes the answer: the number of body bytes handed to the socket, at once for a small body in
+ * memory, else a promise of it once uWS has taken the last byte.
+ */
+function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger): number | Promise<number> {
   if (state.aborted || state.done) return 0;
   const closeConnection = response.headers.Connection === 'close';
   const { body } = response;
@@ -261,8 +302,7 @@ async function send(res: HttpResponse, state: ResponseState, response: OutgoingR
       state.done = true;
       return bytes.length;
     }
-    await sendLarge(res, state, response, bytes);
-    return bytes.length;
+    return sendLarge(res, state, response, bytes).then(() => bytes.length);
   }
   return sendStream(res, state, response, body, log);
 }

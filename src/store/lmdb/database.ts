@@ -22,6 +22,8 @@ export interface DataStore {
   idempotency: Database<IdempotencyRecord, [string, string]>;
   /** [expiresAt, account, key]: the sweeper's range scan over idempotency records. */
   idempotencyExpiry: Database<true, [number, string, string]>;
+  /** `generation`: counts revocations and tier changes, so every process can tell its verified keys are stale. */
+  directory: Database<number, string>;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export function openDataStore(dataDir: string): DataStore {
     accountAnalyses: root.openDB<true, [string, string, string]>({ name: 'account-analyses', keyEncoding: 'ordered-binary' }),
     idempotency: root.openDB<IdempotencyRecord, [string, string]>({ name: 'idempotency', keyEncoding: 'ordered-binary' }),
     idempotencyExpiry: root.openDB<true, [number, string, string]>({ name: 'idempotency-expiry', keyEncoding: 'ordered-binary' }),
+    directory: root.openDB<number, string>({ name: 'directory' }),
     close: () => root.close(),
   };
 }
