@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { tmpdir, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { projectRoot, defaultRegistryDir } from '../src/paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../src/node-flags.js';
 import { openStores } from '../src/store/open.js';
@@ -39,7 +40,27 @@ interface Result {
   target_p99_ms?: number;
   target_ratio?: number;
   meets_target?: boolean;
+  /** Analyses: the JSON floor of this request and answer (ms, median of 7), p50 against it, and the target. */
+  json_floor_ms?: number;
+  p50_vs_floor?: number;
+  target_floor_ratio?: number;
+  meets_floor_target?: boolean;
   generator: 'autocannon' | 'wrk';
+}
+
+/**
+ * Issue 15's floor for an analysis: what any JSON service must spend on it in one thread, parsing
+ * the request and the answer and writing the answer again. Median of seven rounds, in this process.
+ */
+function jsonFloorMs(request: string, answer: string): number {
+  const rounds: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const started = performance.now();
+    JSON.parse(request);
+    JSON.stringify(JSON.parse(answer));
+    rounds.push(performance.now() - started);
+  }
+  return rounds.sort((a, b) => a - b)[3];
 }
 
 async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
@@ -57,8 +78,9 @@ async function waitForHealth(port: number): Promise<void> {
   throw new Error('service did not become ready');
 }
 
-function summarise(scenario: Scenario, result: autocannon.Result): Result {
+function summarise(scenario: Scenario, result: autocannon.Result, floorMs?: number): Result {
   const p99 = result.latency.p99;
+  const p50VsFloor = floorMs ? Math.round((100 * result.latency.p50) / floorMs) / 100 : undefined;
   return {
     name: scenario.name,
     requests: result.requests.total,
@@ -72,6 +94,9 @@ function summarise(scenario: Scenario, result: autocannon.Result): Result {
     bytes_per_answer: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
     generator: 'autocannon',
     ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: p99 <= scenario.targetP99Ms }),
+    ...(floorMs !== undefined && { json_floor_ms: Math.round(floorMs * 10) / 10, p50_vs_floor: p50VsFloor }),
+    ...(floorMs !== undefined &&
+      scenario.targetFloorRatio !== undefined && { target_floor_ratio: scenario.targetFloorRatio, meets_floor_target: (p50VsFloor ?? Infinity) <= scenario.targetFloorRatio }),
   };
 }
 
@@ -120,11 +145,13 @@ async function main(): Promise<void> {
   writeFileSync(bodyFile, sampleBody);
   const baseline = await startChild(join(projectRoot, 'dist/bench/baseline.js'), [bodyFile], env);
 
+  const floors = new Map<Scenario, number>();
   for (const scenario of plan) {
     const target = scenario.baseline ? baseline.port : port;
     const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, { method: scenario.method, body: scenario.body, headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json', ...scenario.headers } });
-    await probe.arrayBuffer();
+    const answer = await probe.text();
     if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status}`);
+    if (scenario.targetFloorRatio !== undefined && scenario.body) floors.set(scenario, jsonFloorMs(scenario.body, answer));
   }
 
   const results: Result[] = [];
@@ -145,7 +172,7 @@ async function main(): Promise<void> {
       // The background analyses are there to load the service; their own target applies when they run alone.
       results.push(summarise(scenario, main), summarise({ ...other, name: `${other.name} (alongside)`, targetP99Ms: undefined }, background));
     } else {
-      results.push(summarise(scenario, await load(target, scenario, keys)));
+      results.push(summarise(scenario, await load(target, scenario, keys), floors.get(scenario)));
     }
   }
 
@@ -180,12 +207,15 @@ async function main(): Promise<void> {
   console.log(`\n| scenario | req/s | × baseline | p50 ms | p99 ms | max ms | errors | non-2xx | bytes/answer | target |`);
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of report.results) {
-    const target =
+    const p99Target =
       r.target_ratio !== undefined
         ? `${r.target_ratio} × bare ${r.throughput_vs_baseline !== null && r.throughput_vs_baseline >= r.target_ratio ? 'met' : 'MISSED'}`
         : r.target_p99_ms === undefined
           ? ''
           : `${r.target_p99_ms} ms ${r.meets_target ? 'met' : 'MISSED'}`;
+    const floorTarget =
+      r.target_floor_ratio === undefined ? '' : `; p50 ${r.p50_vs_floor} × JSON floor ${r.json_floor_ms} ms, ≤ ${r.target_floor_ratio} × ${r.meets_floor_target ? 'met' : 'MISSED'}`;
+    const target = p99Target + floorTarget;
     console.log(`| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${r.bytes_per_answer} | ${target} |`);
   }
   console.log(`\nsha ${sha}; results written to ${file}`);
