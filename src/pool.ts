@@ -82,9 +82,9 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     // A worker's task allocates a whole request and answer at once (a 10 MB scanner file parses
     // into some 100 MB of objects): with V8's default 16 MB semi-spaces it spends about a third of
     // its time in scavenges that copy objects still in use. 64 MB semi-spaces (young generation =
-    // 3 × semi-space) cut the 10,000-finding analysis p50 from 924 to 705 ms and the 10 MB import
-    // p99 from 1.2 s to 0.87 s in one bench run (docs/benchmarks.md). The HTTP thread keeps the
-    // default: its young objects die with their request, and its pauses are the reads' latency.
+    // 3 × semi-space) took the 10 MB import from p50 591–676 / p99 765–1,176 ms to p50 510–527 /
+    // p99 753–760 ms in the bench (docs/benchmarks.md). The HTTP thread keeps the default: the
+    // same semi-spaces there made reads beside analyses slower, and its pauses are their latency.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
   // One `ready` task per thread: each thread answers it once its module has loaded. Waiting for

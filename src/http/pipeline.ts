@@ -209,18 +209,21 @@ export class Pipeline {
       // A client may hold the identity form (an answer under the threshold is never compressed) or the coded one.
       const ifNoneMatch = request.headers['if-none-match'];
       for (const held of coding ? [codedEtag(etag, coding), etag] : [etag]) {
-        if (matchesEtag(ifNoneMatch, held)) return { kind: 'respond', response: { status: 304, headers: Object.assign({}, headers, { ETag: held }), body: '' } };
+        if (matchesEtag(ifNoneMatch, held)) {
+          headers.ETag = held;
+          return { kind: 'respond', response: { status: 304, headers, body: '' } };
+        }
       }
       const cached = this.answers.get(answerKey, coding);
       // The same path and query text answered before, so its query was valid: no need to parse it again.
       if (cached) {
         headers['Content-Type'] = JSON_TYPE;
+        const answer: OutgoingResponse = { status: 200, headers, body: cached.body };
         if (cached.coding) {
           headers['Content-Encoding'] = cached.coding;
           headers.ETag = codedEtag(etag, cached.coding);
+          return { kind: 'respond', response: answer };
         }
-        const answer: OutgoingResponse = { status: 200, headers, body: cached.body };
-        if (cached.coding) return { kind: 'respond', response: answer };
         // Its kept compressed form is not ready yet: compress it for this request (the same bytes).
         if (coding && cached.body.length >= this.compressMinBytes) return { kind: 'run', run: async () => answer };
         return { kind: 'respond', response: answer };
