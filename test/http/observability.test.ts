@@ -39,7 +39,10 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 t.test('/metrics counts requests by declared route and status, refusals, stored analyses', async (t) => {
-  const service = await startTestService();
+  // Rate limits count in fixed UTC minutes: on the real clock the 61 requests below can straddle
+  // a minute's end (seen under the full suite's load), and then none is refused. One fixed
+  // instant keeps them in one window.
+  const service = await startTestService({ now: () => new Date('2026-11-24T12:00:30.000Z') });
   t.teardown(() => service.close());
   const key = await service.key('pro');
   const before = (await call(service, 'GET', '/metrics')).text;
