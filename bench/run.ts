@@ -165,6 +165,10 @@ async function main(): Promise<void> {
       if (withWrk) results.push(await throughput(scenario, port, keys[0], keyScript, dataDir, env));
       continue;
     }
+    if (scenario.generator === 'wrk-latency') {
+      if (withWrk) results.push(latency(scenario, port, keys, dataDir, floors.get(scenario)));
+      continue;
+    }
     process.stderr.write(`running: ${scenario.name} (${scenario.durationSeconds} s)\n`);
     if (scenario.alongside) {
       const other = plan.find((s) => s.name === scenario.alongside)!;
@@ -246,6 +250,30 @@ async function throughput(scenario: Scenario, port: number, key: string, keyScri
     bare.child.kill('SIGTERM');
     await once(bare.child, 'exit');
   }
+}
+
+/**
+ * A latency scenario with wrk: this route alone, requests back to back on the scenario's
+ * connections. autocannon parses every answer in JavaScript on the cores the service uses, which
+ * for a 1.8 MB analysis result doubled the measured p50 (docs/benchmarks.md).
+ */
+function latency(scenario: Scenario, port: number, keys: string[], dataDir: string, floorMs: number | undefined): Result {
+  const bodyFile = join(dataDir, 'wrk-request-body');
+  writeFileSync(bodyFile, scenario.body ?? '');
+  const script = join(dataDir, 'wrk-request.lua');
+  writeKeyScript(script, keys, scenario.headers, scenario.method === 'POST' ? { method: 'POST', bodyFile } : undefined);
+  process.stderr.write(`running: ${scenario.name} (wrk, ${scenario.durationSeconds} s)\n`);
+  const measured = runWrk(`http://127.0.0.1:${port}${scenario.path}`, script, scenario.durationSeconds, scenario.connections);
+  const p50VsFloor = floorMs ? Math.round((100 * measured.p50_ms) / floorMs) / 100 : undefined;
+  return {
+    name: `${scenario.name} (wrk)`,
+    ...measured,
+    generator: 'wrk',
+    ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: measured.p99_ms <= scenario.targetP99Ms }),
+    ...(floorMs !== undefined && { json_floor_ms: Math.round(floorMs * 10) / 10, p50_vs_floor: p50VsFloor }),
+    ...(floorMs !== undefined &&
+      scenario.targetFloorRatio !== undefined && { target_floor_ratio: scenario.targetFloorRatio, meets_floor_target: (p50VsFloor ?? Infinity) <= scenario.targetFloorRatio }),
+  };
 }
 
 /** Runs a scenario's load in a child process (bench/background-load.ts) and returns its result. */

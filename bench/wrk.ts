@@ -23,14 +23,19 @@ export function wrkAvailable(): boolean {
   return spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined;
 }
 
-/** A Lua script that sends each request with the next key in turn. */
-export function writeKeyScript(file: string, keys: string[], headers: Record<string, string> = {}): void {
-  const extra = Object.entries(headers)
+/**
+ * A Lua script that sends each request with the next key in turn: a GET, or with `request`, that
+ * method and the body read once from a file (an analysis request of megabytes does not belong in
+ * the script's text).
+ */
+export function writeKeyScript(file: string, keys: string[], headers: Record<string, string> = {}, request?: { method: 'POST'; bodyFile: string }): void {
+  const extra = Object.entries({ ...headers, ...(request && { 'content-type': 'application/json' }) })
     .map(([name, value]) => `["${name}"] = "${value}", `)
     .join('');
+  const body = request ? `local f = assert(io.open(${JSON.stringify(request.bodyFile)}, "rb"))\nlocal body = f:read("*a")\nf:close()\n` : 'local body = nil\n';
   writeFileSync(
     file,
-    `local keys = {${keys.map((k) => `"${k}"`).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", nil, { ${extra}["authorization"] = "Bearer " .. keys[(i % #keys) + 1] })\nend\n`,
+    `local keys = {${keys.map((k) => `"${k}"`).join(',')}}\nlocal i = 0\n${body}request = function()\n  i = i + 1\n  return wrk.format("${request?.method ?? 'GET'}", nil, { ${extra}["authorization"] = "Bearer " .. keys[(i % #keys) + 1] }, body)\nend\n`,
   );
 }
 

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dirname, resolve } from 'node:path';
 import { isTier, TIERS, type Tier } from '../tiers.js';
+import { jsonBytes } from '../core/json-body.js';
 import { openStores } from '../store/open.js';
 import type { AccountDirectory } from '../store/types.js';
 import { defaultFactsDir, defaultRegistryDir, defaultSourcesDir, resolveDataDir } from '../paths.js';
@@ -202,7 +203,7 @@ async function run(argv: string[]): Promise<void> {
     let output;
     if (request) {
       if (frameworks) request.frameworks = frameworks;
-      output = analyze(registry, { ...task, body: new TextEncoder().encode(JSON.stringify(request)) });
+      output = analyze(registry, { ...task, body: jsonBytes(request) });
     } else {
       // Not a request of findings: a scanner's own file, converted as POST /v1/gap-analysis/import does.
       if (!frameworks) throw new UsageError('analyze of a scanner file needs --frameworks A,B');

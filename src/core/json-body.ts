@@ -66,3 +66,15 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
     throw new ApiError('invalid_json', { reason: (error as Error).message });
   }
 }
+
+/**
+ * A value as JSON in UTF-8, in bytes that own their memory (never a slice of Node's shared pool),
+ * so a worker can transfer them to the HTTP thread. `TextEncoder.encode` took 4.9 ms for a 1.8 MB
+ * analysis result; writing into a buffer sized by `Buffer.byteLength` takes 0.4 ms (docs/benchmarks.md).
+ */
+export function jsonBytes(value: unknown): Buffer {
+  const text = JSON.stringify(value);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}

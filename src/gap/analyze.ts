@@ -5,7 +5,7 @@ import { assess } from './engine.js';
 import { gapIndexOf } from './gap-index.js';
 import type { Registry } from '../registry/registry.js';
 import { validateAnalysisBody } from './request.js';
-import { parseJsonBody } from '../core/json-body.js';
+import { jsonBytes, parseJsonBody } from '../core/json-body.js';
 import { buildResult } from './result.js';
 
 export interface AnalyzeTask {
@@ -65,7 +65,7 @@ export function analyzeRequest(
       options: { ...request.options },
     });
     result.meta.processing_time_ms = Math.round(performance.now() - started);
-    const payload = new TextEncoder().encode(JSON.stringify({ data: result.data, meta: { ...result.meta, ...extraMeta } }));
+    const payload = jsonBytes({ data: result.data, meta: { ...result.meta, ...extraMeta } });
     return {
       ok: true,
       payload,

@@ -4,6 +4,7 @@
  * analysis every create takes (POST /v1/gap-analysis/import).
  */
 import { ApiError, type ErrorCode } from '../core/errors.js';
+import { jsonBytes } from '../core/json-body.js';
 import { analyzeRequest, type AnalyzeOutput } from '../gap/analyze.js';
 import type { AnalysisOptions } from '../gap/engine.js';
 import type { Registry } from '../registry/registry.js';
@@ -73,7 +74,7 @@ function asOutput(error: unknown): { ok: false; error: { code: ErrorCode; detail
 export function importFindings(registry: Registry, task: ImportFindingsTask): ImportFindingsOutput {
   try {
     const { result, meta } = convertScan(registry, task.body, task.format);
-    return { ok: true, payload: new TextEncoder().encode(JSON.stringify({ data: result, meta: { ...meta, registry_version: registry.manifest.registry_version } })) };
+    return { ok: true, payload: jsonBytes({ data: result, meta: { ...meta, registry_version: registry.manifest.registry_version } }) };
   } catch (error) {
     return asOutput(error);
   }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MAX_JSON_DEPTH, nestingBeyond, parseJsonBody } from '../../src/core/json-body.js';
+import { jsonBytes, MAX_JSON_DEPTH, nestingBeyond, parseJsonBody } from '../../src/core/json-body.js';
 import { ApiError } from '../../src/core/errors.js';
 
 const bytes = (text: string) => Buffer.from(text);
@@ -25,4 +25,19 @@ t.test('parseJsonBody refuses deep bodies before parsing and names the limit', a
   t.same(parseJsonBody(new Uint8Array()), {}, 'an empty body reads as {}');
   t.same(parseJsonBody(bytes('{"a":[1,{"b":"]"}]}')), { a: [1, { b: ']' }] });
   t.equal((t.throws(() => parseJsonBody(bytes('{"a":'))) as unknown as ApiError).code, 'invalid_json');
+});
+
+t.test('jsonBytes: UTF-8 JSON in memory of its own, so a worker can transfer it', async (t) => {
+  for (const value of [{}, { a: 'x' }, { title: 'Zugriffsbeschränkung — ✓ 日本語 😀', n: [1, 2.5, null] }, { big: 'y'.repeat(100_000) }]) {
+    const bytes = jsonBytes(value);
+    t.equal(bytes.toString('utf8'), JSON.stringify(value), 'the same text as JSON.stringify');
+    t.equal(bytes.byteOffset, 0, 'starts its buffer');
+    t.equal(bytes.buffer.byteLength, bytes.byteLength, 'and fills it: not a slice of the shared pool');
+  }
+  const { port1, port2 } = new MessageChannel();
+  const bytes = jsonBytes({ a: 1 });
+  port1.postMessage(bytes, [bytes.buffer]);
+  t.equal(bytes.byteLength, 0, 'transferred, not copied');
+  port1.close();
+  port2.close();
 });
