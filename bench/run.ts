@@ -1,7 +1,8 @@
 /**
  * npm run bench: starts the service (and a bare uWS baseline) as child processes on loopback,
- * checks that every scenario answers as expected, loads each with autocannon for a bounded time,
- * and writes p50/p99 latency, throughput and errors with the git sha to bench/results/.
+ * checks that every scenario answers as expected, loads each for a bounded time (wrk for
+ * throughput and for analyses, autocannon for the mixed scenarios), and writes p50/p99 latency,
+ * throughput and errors with the git sha to bench/results/.
  */
 import type autocannon from 'autocannon';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -78,25 +79,31 @@ async function waitForHealth(port: number): Promise<void> {
   throw new Error('service did not become ready');
 }
 
+/** A latency scenario's targets: its p99, and its p50 against the JSON floor where it has one. */
+function latencyVerdicts(scenario: Scenario, p50: number, p99: number, floorMs: number | undefined): Partial<Result> {
+  const p50VsFloor = floorMs ? Math.round((100 * p50) / floorMs) / 100 : undefined;
+  return {
+    ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: p99 <= scenario.targetP99Ms }),
+    ...(floorMs !== undefined && { json_floor_ms: Math.round(floorMs * 10) / 10, p50_vs_floor: p50VsFloor }),
+    ...(floorMs !== undefined &&
+      scenario.targetFloorRatio !== undefined && { target_floor_ratio: scenario.targetFloorRatio, meets_floor_target: (p50VsFloor ?? Infinity) <= scenario.targetFloorRatio }),
+  };
+}
+
 function summarise(scenario: Scenario, result: autocannon.Result, floorMs?: number): Result {
-  const p99 = result.latency.p99;
-  const p50VsFloor = floorMs ? Math.round((100 * result.latency.p50) / floorMs) / 100 : undefined;
   return {
     name: scenario.name,
     requests: result.requests.total,
     throughput_rps: Math.round(result.requests.average),
     p50_ms: result.latency.p50,
     p90_ms: result.latency.p90,
-    p99_ms: p99,
+    p99_ms: result.latency.p99,
     max_ms: result.latency.max,
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
     bytes_per_answer: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
     generator: 'autocannon',
-    ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: p99 <= scenario.targetP99Ms }),
-    ...(floorMs !== undefined && { json_floor_ms: Math.round(floorMs * 10) / 10, p50_vs_floor: p50VsFloor }),
-    ...(floorMs !== undefined &&
-      scenario.targetFloorRatio !== undefined && { target_floor_ratio: scenario.targetFloorRatio, meets_floor_target: (p50VsFloor ?? Infinity) <= scenario.targetFloorRatio }),
+    ...latencyVerdicts(scenario, result.latency.p50, result.latency.p99, floorMs),
   };
 }
 
@@ -264,16 +271,7 @@ function latency(scenario: Scenario, port: number, keys: string[], dataDir: stri
   writeKeyScript(script, keys, scenario.headers, scenario.method === 'POST' ? { method: 'POST', bodyFile } : undefined);
   process.stderr.write(`running: ${scenario.name} (wrk, ${scenario.durationSeconds} s)\n`);
   const measured = runWrk(`http://127.0.0.1:${port}${scenario.path}`, script, scenario.durationSeconds, scenario.connections);
-  const p50VsFloor = floorMs ? Math.round((100 * measured.p50_ms) / floorMs) / 100 : undefined;
-  return {
-    name: `${scenario.name} (wrk)`,
-    ...measured,
-    generator: 'wrk',
-    ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: measured.p99_ms <= scenario.targetP99Ms }),
-    ...(floorMs !== undefined && { json_floor_ms: Math.round(floorMs * 10) / 10, p50_vs_floor: p50VsFloor }),
-    ...(floorMs !== undefined &&
-      scenario.targetFloorRatio !== undefined && { target_floor_ratio: scenario.targetFloorRatio, meets_floor_target: (p50VsFloor ?? Infinity) <= scenario.targetFloorRatio }),
-  };
+  return { name: `${scenario.name} (wrk)`, ...measured, generator: 'wrk', ...latencyVerdicts(scenario, measured.p50_ms, measured.p99_ms, floorMs) };
 }
 
 /** Runs a scenario's load in a child process (bench/background-load.ts) and returns its result. */
