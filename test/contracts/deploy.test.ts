@@ -1,6 +1,7 @@
 /**
- * The deploy files (deploy/Containerfile, deploy/csr.service) against the code they start: the
- * entry point and V8 flags, the probe path, a non-root user, and only variables the service reads.
+ * The deploy files (deploy/Containerfile, deploy/csr.service, deploy/compose.cluster.yaml) and
+ * `npm start` against the code they start: the entry point and V8 flags, the probe path, a
+ * non-root user, and only variables the service reads.
  * Neither can be run here (no container daemon, no systemd as PID 1), so this keeps them from
  * drifting from the code.
  */
@@ -14,6 +15,8 @@ import { routes } from '../../src/http/routes.js';
 const entry = relative(projectRoot, SERVER_ENTRY);
 const containerfile = readFileSync(join(projectRoot, 'deploy', 'Containerfile'), 'utf8');
 const unit = readFileSync(join(projectRoot, 'deploy', 'csr.service'), 'utf8');
+const compose = readFileSync(join(projectRoot, 'deploy', 'compose.cluster.yaml'), 'utf8');
+const packageJson = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
 const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
 /** The variables the README's "Operating it" table documents (and src/config.ts reads), plus NODE_ENV. */
 const known = new Set(['NODE_ENV', ...[...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1])]);
@@ -40,4 +43,9 @@ t.test('systemd unit: unprivileged user, the service entry, only known variables
   const variables = [...unit.matchAll(/^Environment=([A-Z_]+)=/gm)].map((m) => m[1]);
   t.ok(variables.includes('DATA_DIR'), 'sets DATA_DIR');
   for (const name of variables) t.ok(known.has(name), `Environment ${name} is a variable the service reads`);
+});
+
+t.test('npm start and the cluster compose file start the built server with the same V8 flags', async (t) => {
+  t.equal(packageJson.scripts.start, `node ${SERVICE_NODE_FLAGS.join(' ')} ${entry}`, 'npm start');
+  t.match(compose, `CMD ["node", ${SERVICE_NODE_FLAGS.map((f) => JSON.stringify(f)).join(', ')}, "${entry}"]`, 'compose.cluster.yaml');
 });
