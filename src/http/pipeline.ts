@@ -6,12 +6,13 @@ import type { Services } from '../services.js';
 import { ApiError, busyError } from '../core/errors.js';
 import { MemoryRateLimiter } from '../limits/memory.js';
 import { rateLimitedError, type RateDecision, type RateLimiter } from '../limits/types.js';
-import { Router } from './router.js';
+import { Router, type RouteMatch } from './router.js';
 import type { Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
-import { matchesEtag, RegistryAnswerCache } from './registry-cache.js';
-import { chooseCoding, codedEtag, compress } from './compression.js';
+import { matchesEtag, RegistryAnswerCache, type KeptAnswer, type KeptForm } from './registry-cache.js';
+import type { HeaderLines } from './header-lines.js';
+import { chooseCoding, codedEtag, compress, type ContentCoding } from './compression.js';
 
 /** A request as the adapter copied it from the socket. */
 export interface IncomingRequest {
@@ -36,6 +37,8 @@ export interface RequestTrace {
 export interface OutgoingResponse {
   status: number;
   headers: Record<string, string>;
+  /** More headers, rendered once (a kept registry answer's own); written after `headers`. */
+  headerLines?: HeaderLines;
   body: Buffer | string | AsyncIterable<Buffer | string>;
 }
 
@@ -145,7 +148,9 @@ export class Pipeline {
       response: errorResponse(error, Object.assign({}, baseHeaders, extra, error.headers)),
     });
 
-    const match = this.router.match(request.method, request.url);
+    // A registry answer kept from an earlier request names its route: no need to match the path again.
+    const kept = request.method === 'GET' || request.method === 'HEAD' ? this.answers.find(request.url, request.query) : undefined;
+    const match: RouteMatch = kept ? { kind: 'found', route: kept.route, params: kept.params } : this.router.match(request.method, request.url);
     const trace: RequestTrace = { requestId, route: match.kind === 'found' ? match.route.path : 'unmatched' };
     request.trace = trace;
     if (match.kind === 'found' && match.route.tier === null) {
@@ -162,15 +167,16 @@ export class Pipeline {
       ? this.limiter.consume(`account:${account.name}`, RATE_LIMITS[account.tier])
       : this.addressLimiter.consume(request.remoteAddress, ADDRESS_RATE_LIMITS);
     if (decision instanceof Promise) {
-      return { kind: 'defer', admission: decision.then((settled) => this.afterLimit(request, match, account, settled, baseHeaders, requestId)) };
+      return { kind: 'defer', admission: decision.then((settled) => this.afterLimit(request, match, kept, account, settled, baseHeaders, requestId)) };
     }
-    return this.afterLimit(request, match, account, decision, baseHeaders, requestId);
+    return this.afterLimit(request, match, kept, account, decision, baseHeaders, requestId);
   }
 
   /** The rest of admission once the request has been counted. */
   private afterLimit(
     request: IncomingRequest,
-    match: ReturnType<Router['match']>,
+    match: RouteMatch,
+    kept: KeptAnswer | undefined,
     account: Account | undefined,
     decision: RateDecision,
     baseHeaders: Record<string, string>,
@@ -198,36 +204,32 @@ export class Pipeline {
     if (route.pooled && this.services.pool.isFull) return refuse(busyError(this.services.config.queueLimit), decision.headers);
     const headers: Record<string, string> = Object.assign({}, baseHeaders, decision.headers);
 
-    let answerKey: string | undefined;
     if (route.registryRead) {
-      answerKey = `${request.url}?${request.query}`;
-      const etag = this.answers.etagOf(answerKey);
       const coding = this.compressMinBytes > 0 ? chooseCoding(request.headers['accept-encoding']) : undefined;
-      headers.ETag = etag;
-      headers['Cache-Control'] = REGISTRY_CACHE_CONTROL;
-      if (this.compressMinBytes > 0) headers.Vary = 'Accept-Encoding';
-      // A client may hold the identity form (an answer under the threshold is never compressed) or the coded one.
+      if (kept) return this.keptAnswer(request, kept, coding, headers);
+      // Not kept (yet): the validator needs no body, so a client holding this answer gets its 304 now.
+      const etag = this.answers.etagFor(request.url, request.query);
+      const own: Record<string, string> = { ETag: etag, 'Cache-Control': REGISTRY_CACHE_CONTROL };
+      if (this.compressMinBytes > 0) own.Vary = 'Accept-Encoding';
       const ifNoneMatch = request.headers['if-none-match'];
+      // A client may hold the identity form (an answer under the threshold is never compressed) or the coded one.
       for (const held of coding ? [codedEtag(etag, coding), etag] : [etag]) {
-        if (matchesEtag(ifNoneMatch, held)) {
-          headers.ETag = held;
-          return { kind: 'respond', response: { status: 304, headers, body: '' } };
-        }
+        if (matchesEtag(ifNoneMatch, held)) return { kind: 'respond', response: { status: 304, headers: Object.assign(headers, own, { ETag: held }), body: '' } };
       }
-      const cached = this.answers.get(answerKey, coding);
-      // The same path and query text answered before, so its query was valid: no need to parse it again.
-      if (cached) {
-        headers['Content-Type'] = JSON_TYPE;
-        const answer: OutgoingResponse = { status: 200, headers, body: cached.body };
-        if (cached.coding) {
-          headers['Content-Encoding'] = cached.coding;
-          headers.ETag = codedEtag(etag, cached.coding);
-          return { kind: 'respond', response: answer };
-        }
-        // Its kept compressed form is not ready yet: compress it for this request (the same bytes).
-        if (coding && cached.body.length >= this.compressMinBytes) return { kind: 'run', run: async () => answer };
-        return { kind: 'respond', response: answer };
+      let query: Record<string, unknown> = {};
+      try {
+        if (prepared.parseQuery) query = prepared.parseQuery(new URLSearchParams(request.query));
+      } catch (error) {
+        return { kind: 'respond', response: this.failure(error, headers, requestId) };
       }
+      const perRequest = Object.keys(headers);
+      return {
+        kind: 'run',
+        run: () =>
+          this.execute(prepared, params, request, undefined, Object.assign({}, headers, own), requestId, account, query).then((response) =>
+            this.keep(request, route, params, response, perRequest),
+          ),
+      };
     }
 
     let query: Record<string, unknown> = {};
@@ -237,10 +239,6 @@ export class Pipeline {
       return { kind: 'respond', response: this.failure(error, headers, requestId) };
     }
 
-    if (answerKey !== undefined) {
-      const key = answerKey;
-      return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query).then((response) => this.keep(key, response)) };
-    }
     if (!route.body && !route.rawBody) {
       return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query) };
     }
@@ -263,21 +261,50 @@ export class Pipeline {
   }
 
   /**
+   * A kept registry answer: a 304 when the client holds it, else its bytes in the coding asked
+   * for. Only this request's own headers are made per request; the answer's are encoded already.
+   */
+  private keptAnswer(request: IncomingRequest, kept: KeptAnswer, coding: ContentCoding | undefined, headers: Record<string, string>): Exclude<Admission, { kind: 'defer' }> {
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch) {
+      for (const form of [coding && kept.coded[coding], kept.identity]) {
+        if (form && matchesEtag(ifNoneMatch, form.etag)) return { kind: 'respond', response: { status: 304, headers, headerLines: form.notModifiedHeaders, body: '' } };
+      }
+      // The coded form's validator is known before its bytes are: the client may hold them from another node.
+      if (coding && !kept.coded[coding] && matchesEtag(ifNoneMatch, codedEtag(kept.identity.etag, coding))) {
+        return { kind: 'respond', response: { status: 304, headers: Object.assign(headers, kept.identity.notModified, { ETag: codedEtag(kept.identity.etag, coding) }), body: '' } };
+      }
+    }
+    const form: KeptForm | undefined = coding ? kept.coded[coding] : undefined;
+    if (form) return { kind: 'respond', response: { status: 200, headers, headerLines: form.headers, body: form.body } };
+    const { identity } = kept;
+    // Its compressed form is not ready yet: compress it for this request (the same bytes it will keep).
+    if (coding && identity.body.length >= this.compressMinBytes) {
+      const answer: OutgoingResponse = { status: 200, headers: Object.assign(headers, identity.own), body: identity.body };
+      return { kind: 'run', run: async () => answer };
+    }
+    return { kind: 'respond', response: { status: 200, headers, headerLines: identity.headers, body: identity.body } };
+  }
+
+  /**
    * Keeps a registry read's 200 answer as bytes, and its brotli and gzip forms once compressed
    * (off the HTTP thread, at the effort for answers sent many times); errors are not kept and
-   * carry no validators.
+   * carry no validators. `perRequest` names the headers that belong to this request alone.
    */
-  private keep(key: string, response: OutgoingResponse): OutgoingResponse {
+  private keep(request: IncomingRequest, route: Route, params: Record<string, string>, response: OutgoingResponse, perRequest: string[]): OutgoingResponse {
     if (response.status !== 200 || typeof response.body !== 'string') {
       const { ETag: _etag, 'Cache-Control': _cacheControl, ...headers } = response.headers;
       return { status: response.status, headers, body: response.body };
     }
     const body = Buffer.from(response.body);
-    this.answers.set(key, body, response.headers.ETag);
+    const own: Record<string, string> = {};
+    for (const name in response.headers) if (!perRequest.includes(name)) own[name] = response.headers[name];
+    const { url, query } = request;
+    this.answers.keep(url, query, route, params, body, own);
     if (this.compressMinBytes > 0 && body.length >= this.compressMinBytes) {
       for (const coding of ['br', 'gzip'] as const) {
         compress(body, coding, 'kept').then(
-          (coded) => this.answers.setCoded(key, coding, coded),
+          (coded) => this.answers.keepCoded(url, query, coding, coded, Object.assign({}, own, { 'Content-Encoding': coding, ETag: codedEtag(own.ETag, coding) })),
           (error: unknown) => this.log.error({ err: error, coding }, 'compressing a registry answer failed'),
         );
       }

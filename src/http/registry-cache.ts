@@ -1,5 +1,30 @@
 import { createHash } from 'node:crypto';
 import type { ContentCoding } from './compression.js';
+import { headerLines, type HeaderLines } from './header-lines.js';
+import type { Route } from './route.js';
+
+/** One form of a kept answer: its bytes and the header lines that go with them, encoded once. */
+export interface KeptForm {
+  body: Buffer;
+  etag: string;
+  /** Its own headers: ETag, Cache-Control, Vary, Content-Type (and Content-Encoding for a coded form). */
+  own: Record<string, string>;
+  /** The same without the headers that describe a body, for a 304. */
+  notModified: Record<string, string>;
+  /** `own` and `notModified` as header lines. */
+  headers: HeaderLines;
+  notModifiedHeaders: HeaderLines;
+}
+
+/** A kept answer: the route and path parameters it was answered under, and its forms. */
+export interface KeptAnswer {
+  route: Route;
+  params: Record<string, string>;
+  identity: KeptForm;
+  coded: Partial<Record<ContentCoding, KeptForm>>;
+  /** When it was kept or last moved to the young end of the cache's order. */
+  sequence: number;
+}
 
 /**
  * Answers of registry reads, kept as the bytes that were sent. A registry read is a pure function
@@ -8,43 +33,57 @@ import type { ContentCoding } from './compression.js';
  * ends, and its ETag derived from the registry's content hash and the request alone: strong,
  * stable across restarts and nodes serving the same registry build, computed without the body.
  * Least recently used answers leave first once `maxBytes` is reached.
+ *
+ * A kept answer also names its route, so that a repeated read needs one map lookup: no route
+ * matching, no second lookup for the validator, and its own header lines rendered once rather
+ * than per request.
  */
 export class RegistryAnswerCache {
-  /** Each answer with its compressed forms, added once compressed (off the HTTP thread). */
-  private readonly answers = new Map<string, { body: Buffer; etag: string; coded: Partial<Record<ContentCoding, Buffer>> }>();
+  private readonly answers = new Map<string, KeptAnswer>();
   private bytes = 0;
+  private sequence = 0;
 
   constructor(
     private readonly contentHash: string,
     private readonly maxBytes: number,
   ) {}
 
-  etagOf(key: string): string {
-    return this.answers.get(key)?.etag ?? `"${this.contentHash.slice(0, 16)}-${createHash('sha256').update(key).digest('base64url').slice(0, 22)}"`;
+  /** The strong validator of the answer to this path and query text. */
+  etagFor(url: string, query: string): string {
+    return `"${this.contentHash.slice(0, 16)}-${createHash('sha256').update(`${url}?${query}`).digest('base64url').slice(0, 22)}"`;
   }
 
-  /** The kept answer in the coding asked for when it is ready, else as identity (`coding` says which). */
-  get(key: string, coding?: ContentCoding): { body: Buffer; coding?: ContentCoding } | undefined {
-    const answer = this.answers.get(key);
+  /** The kept answer to this path and query text, if any. */
+  find(url: string, query: string): KeptAnswer | undefined {
+    const answer = this.answers.get(query === '' ? url : `${url}?${query}`);
     if (!answer) return undefined;
-    // Re-inserting moves the entry to the young end of the Map's order.
-    this.answers.delete(key);
-    this.answers.set(key, answer);
-    const coded = coding && answer.coded[coding];
-    return coded ? { body: coded, coding } : { body: answer.body };
+    // A read moves its answer to the young end of the map's order, where eviction comes last. An
+    // answer already in the younger half stays put: a hot answer costs no map churn per read.
+    if (this.sequence - answer.sequence > this.answers.size / 2) {
+      const key = query === '' ? url : `${url}?${query}`;
+      this.answers.delete(key);
+      this.answers.set(key, answer);
+      answer.sequence = ++this.sequence;
+    }
+    return answer;
   }
 
-  set(key: string, body: Buffer, etag: string): void {
+  /**
+   * Keeps a 200 answer with its own headers (validators, caching, content type; never a
+   * request's own, such as its id or rate-limit counts).
+   */
+  keep(url: string, query: string, route: Route, params: Record<string, string>, body: Buffer, headers: Record<string, string>): void {
+    const key = query === '' ? url : `${url}?${query}`;
     if (body.length > this.maxBytes / 8 || this.answers.has(key)) return;
-    this.answers.set(key, { body, etag, coded: {} });
+    this.answers.set(key, { route, params, identity: keptForm(body, headers), coded: {}, sequence: ++this.sequence });
     this.grow(body.length);
   }
 
   /** Adds a compressed form of a kept answer (ignored if the answer has left meanwhile). */
-  setCoded(key: string, coding: ContentCoding, body: Buffer): void {
-    const answer = this.answers.get(key);
+  keepCoded(url: string, query: string, coding: ContentCoding, body: Buffer, headers: Record<string, string>): void {
+    const answer = this.answers.get(query === '' ? url : `${url}?${query}`);
     if (!answer || answer.coded[coding]) return;
-    answer.coded[coding] = body;
+    answer.coded[coding] = keptForm(body, headers);
     this.grow(body.length);
   }
 
@@ -53,13 +92,21 @@ export class RegistryAnswerCache {
     for (const [oldest, answer] of this.answers) {
       if (this.bytes <= this.maxBytes) break;
       this.answers.delete(oldest);
-      this.bytes -= answer.body.length + (answer.coded.br?.length ?? 0) + (answer.coded.gzip?.length ?? 0);
+      this.bytes -= answer.identity.body.length + (answer.coded.br?.body.length ?? 0) + (answer.coded.gzip?.body.length ?? 0);
     }
   }
 
   get size(): number {
     return this.answers.size;
   }
+}
+
+/** Headers a 304 leaves out: they describe a body it does not send. */
+const BODY_HEADERS = new Set(['Content-Type', 'Content-Encoding']);
+
+function keptForm(body: Buffer, headers: Record<string, string>): KeptForm {
+  const notModified = Object.fromEntries(Object.entries(headers).filter(([name]) => !BODY_HEADERS.has(name)));
+  return { body, etag: headers.ETag, own: headers, notModified, headers: headerLines(headers), notModifiedHeaders: headerLines(notModified) };
 }
 
 /** Whether an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET. */

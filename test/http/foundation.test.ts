@@ -178,6 +178,50 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   t.equal(ready.body.status, 'ready');
 });
 
+/** One request on a raw socket: the answer's bytes as they came, up to the end of its head. */
+function rawHead(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const end = received.indexOf('\r\n\r\n');
+      if (end >= 0) {
+        socket.destroy();
+        resolve(received.slice(0, end + 2));
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+t.test('the header block on the wire: one line per header, each CRLF-terminated, for kept and fresh answers', async (t) => {
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const key = await service.key('pro');
+  const request = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nAccept-Encoding: identity\r\n${extra}\r\n`;
+  const lineShape = /^[A-Za-z0-9-]+: [^\r\n]*$/;
+  const fresh = await rawHead(service.port, request('/v1/frameworks'));
+  const kept = await rawHead(service.port, request('/v1/frameworks'));
+  const etag = /\r\nETag: ([^\r\n]+)\r\n/.exec(kept)?.[1];
+  const notModified = await rawHead(service.port, request('/v1/frameworks', `If-None-Match: ${etag}\r\n`));
+  const missing = await rawHead(service.port, request('/v1/signals/CSR-NOT-THERE-001'));
+  for (const [name, head, status] of [['fresh', fresh, '200 OK'], ['kept', kept, '200 OK'], ['304', notModified, '304 Not Modified'], ['404', missing, '404 Not Found']] as const) {
+    const [statusLine, ...lines] = head.split('\r\n').slice(0, -1);
+    t.equal(statusLine, `HTTP/1.1 ${status}`, `${name}: status line`);
+    t.same(lines.filter((line) => !lineShape.test(line)), [], `${name}: every header line is Name: value`);
+    const names = lines.map((line) => line.slice(0, line.indexOf(':')).toLowerCase());
+    t.same(names.filter((header, index) => names.indexOf(header) !== index), [], `${name}: no header twice`);
+    t.ok(names.includes('x-request-id') && names.includes('x-ratelimit-remaining'), `${name}: the request's own headers`);
+  }
+  const names = (head: string) => head.split('\r\n').slice(1, -1).map((line) => line.slice(0, line.indexOf(':'))).sort();
+  t.same(names(kept), names(fresh), 'a kept answer sends the headers the first answer sent');
+  t.match(kept, /\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+  t.notMatch(notModified, /Content-Type|Content-Length/, 'a 304 describes no body');
+  t.match(notModified, /\r\nCache-Control: private, max-age=3600\r\n/);
+});
+
 t.test('a client that aborts mid-body does not crash the server', async (t) => {
   const service = await startTestService();
   t.teardown(() => service.close());

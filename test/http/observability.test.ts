@@ -62,6 +62,13 @@ t.test('/metrics counts requests by declared route and status, refusals, stored 
   t.equal(requests('unmatched', '404'), 3, 'unknown paths share one label');
   t.notMatch(after, /nothing-here|wp-admin/, 'no raw URL becomes a label');
   t.equal(sample(after, 'csr_http_request_duration_seconds_count', { route: '/v1/signals/:id', status: '200' }), 3, 'latency observed per answer');
+  // Buckets are cumulative: each bound counts the answers at or under it, +Inf all of them.
+  const read = { method: 'GET', route: '/v1/signals/:id', status: '200' };
+  const buckets = ['0.0005', '0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'].map((le) => sample(after, 'csr_http_request_duration_seconds_bucket', { ...read, le }));
+  t.same(buckets, [...buckets].sort((a, b) => a - b), 'bucket counts never fall as the bound rises');
+  t.equal(buckets.at(-1), 3, 'the +Inf bucket holds every answer');
+  t.ok(buckets[0] < 3 || sample(after, 'csr_http_request_duration_seconds_sum', read) <= 3 * 0.0005, 'the sum agrees with the first bucket');
+  t.ok(sample(after, 'csr_http_request_duration_seconds_sum', read) > 0, 'durations summed');
   t.equal(sample(after, 'csr_analyses_stored_total') - sample(before, 'csr_analyses_stored_total'), 1, 'one analysis stored');
   t.ok(sample(after, 'csr_pool_queue_depth') >= 0, 'queue depth reported');
   t.ok(after.includes('csr_process_cpu_user_seconds_total'), 'process metrics');
@@ -123,14 +130,14 @@ t.test('ACCESS_LOG=off writes no access lines', async (t) => {
 t.test('an access line is the JSON pino writes for the same entry, whatever the client sent', async (t) => {
   const hostile = ['/v1/signals/"quoted"', '/v1/a\\b', '/v1/\u0001\u001f\n', '/v1/é/✓/\ud83d\ude00', '/v1/</script>'];
   for (const path of hostile) {
-    for (const [requestId, account] of [['r-1', 'acme "corp"'], [undefined, undefined]] as const) {
-      const entry = { requestId, method: 'GET', route: 'unmatched', path, status: 404, durationMs: 0.12, bytes: 149, account };
+    for (const [requestId, account, method] of [['r-1', 'acme "corp"', 'GET'], [undefined, undefined, 'G\\"ET'], ['plain-id', 'plain', 'GET']] as const) {
+      const entry = { requestId, method, route: 'unmatched', path, status: 404, durationMs: 0.12, bytes: 149, account };
       const ours = accessLine(entry, '2026-11-24T05:00:00.000Z');
       // The same entry through pino, as the pipeline logged it before the hand-built line.
       let theirs = '';
       const sink = new Writable({ write(chunk, _encoding, done) { theirs += String(chunk); done(); } });
       const logger = pino({ base: { service: 'csr' }, timestamp: () => ',"time":"2026-11-24T05:00:00.000Z"' }, sink).child({ log: 'access' });
-      logger.info({ request_id: requestId, method: 'GET', route: 'unmatched', path, status: 404, duration_ms: 0.12, bytes: 149, account }, 'request');
+      logger.info({ request_id: requestId, method, route: 'unmatched', path, status: 404, duration_ms: 0.12, bytes: 149, account }, 'request');
       t.same(JSON.parse(ours), JSON.parse(theirs), `same fields for ${JSON.stringify(path)}`);
       t.ok(ours.endsWith('}\n') && !ours.slice(0, -1).includes('\n'), 'one line');
     }

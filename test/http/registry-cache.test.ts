@@ -55,15 +55,23 @@ t.test('HEAD of a kept answer: same headers, no body', async (t) => {
 
 t.test('the cache is bounded by bytes, least recently used first out', async (t) => {
   const cache = new RegistryAnswerCache('a'.repeat(64), 800);
-  for (let i = 0; i < 10; i++) cache.set(`k${i}`, Buffer.alloc(100), cache.etagOf(`k${i}`));
+  const route = service.pipeline.routes[0];
+  const keep = (path: string, bytes: number) => cache.keep(path, '', route, {}, Buffer.alloc(bytes), { ETag: cache.etagFor(path, ''), 'Content-Type': 'application/json' });
+  for (let i = 0; i < 10; i++) keep(`/k${i}`, 100);
   t.equal(cache.size, 8);
-  t.equal(cache.get('k0'), undefined, 'the oldest left');
-  t.ok(cache.get('k2'));
-  cache.set('k10', Buffer.alloc(100), '"x"');
-  t.ok(cache.get('k2'), 'a recently read answer stays');
-  t.equal(cache.get('k3'), undefined, 'the least recently used left');
-  cache.set('huge', Buffer.alloc(200), '"y"');
-  t.equal(cache.get('huge'), undefined, 'an answer over an eighth of the budget is not kept');
+  t.equal(cache.find('/k0', ''), undefined, 'the oldest left');
+  t.ok(cache.find('/k2', ''));
+  keep('/k10', 100);
+  t.ok(cache.find('/k2', ''), 'a recently read answer stays');
+  t.equal(cache.find('/k3', ''), undefined, 'the least recently used left');
+  keep('/huge', 200);
+  t.equal(cache.find('/huge', ''), undefined, 'an answer over an eighth of the budget is not kept');
+  const kept = cache.find('/k2', '')!;
+  t.same(kept.identity.own, { ETag: cache.etagFor('/k2', ''), 'Content-Type': 'application/json' }, 'its own headers');
+  t.same(kept.identity.notModified, { ETag: cache.etagFor('/k2', '') }, 'a 304 leaves out what describes the body');
+  t.equal(kept.identity.headers, `ETag: ${cache.etagFor('/k2', '')}\r\nContent-Type: application/json\r\n`, 'rendered once');
+  t.equal(cache.etagFor('/k2', 'a=1'), cache.etagFor('/k2', 'a=1'), 'the validator is a function of path and query');
+  t.not(cache.etagFor('/k2', 'a=1'), cache.etagFor('/k2', ''));
   t.ok(matchesEtag('*', '"x"'));
   t.ok(matchesEtag('W/"x"', '"x"'));
   t.notOk(matchesEtag(undefined, '"x"'));
