@@ -151,10 +151,7 @@ async function main(): Promise<void> {
   const port = await portFromLog(service, logFile);
   await waitForHealth(port);
 
-  const sampleBody = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${plan[0].path}`, { headers: { authorization: `Bearer ${keys[0]}` } })).arrayBuffer());
-  const bodyFile = join(dataDir, 'baseline-body.json');
-  writeFileSync(bodyFile, sampleBody);
-  const baseline = await startChild(join(projectRoot, 'dist/bench/baseline.js'), [bodyFile], env);
+  const baseline = await startChild(join(projectRoot, 'dist/bench/baseline.js'), await sampleAnswer(port, plan[0].path, keys[0], dataDir, 'baseline'), env);
 
   const floors = new Map<Scenario, number>();
   for (const scenario of plan) {
@@ -236,15 +233,29 @@ async function main(): Promise<void> {
   console.log(`\nsha ${sha}; results written to ${file}`);
 }
 
+/** Headers uWS writes itself, for the baseline as for the service. */
+const SOCKET_LAYER_HEADERS = new Set(['date', 'content-length', 'uwebsockets']);
+
+/**
+ * One answer of the service to `path`, written to files for the bare baseline to send: its body,
+ * and its header lines (those of this one request: the same bytes, not fresh values).
+ */
+async function sampleAnswer(port: number, path: string, key: string, dataDir: string, name: string): Promise<[string, string]> {
+  const answer = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' } });
+  const bodyFile = join(dataDir, `${name}-body`);
+  const headersFile = join(dataDir, `${name}-headers.json`);
+  writeFileSync(bodyFile, Buffer.from(await answer.arrayBuffer()));
+  const headers = [...answer.headers].filter(([header]) => !SOCKET_LAYER_HEADERS.has(header));
+  writeFileSync(headersFile, JSON.stringify(headers));
+  return [bodyFile, headersFile];
+}
+
 /**
  * A throughput scenario with wrk: this route's bytes served by a bare uWS server, then the
  * service, each for the scenario's duration, in the same run (the ratio is the figure to trust).
  */
 async function throughput(scenario: Scenario, port: number, key: string, keyScript: string, dataDir: string, env: NodeJS.ProcessEnv): Promise<Result> {
-  const answer = await fetch(`http://127.0.0.1:${port}${scenario.path}`, { headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' } });
-  const bodyFile = join(dataDir, 'wrk-baseline-body');
-  writeFileSync(bodyFile, Buffer.from(await answer.arrayBuffer()));
-  const bare = await startChild(join(projectRoot, 'dist/bench/baseline.js'), [bodyFile], env);
+  const bare = await startChild(join(projectRoot, 'dist/bench/baseline.js'), await sampleAnswer(port, scenario.path, key, dataDir, 'wrk-baseline'), env);
   try {
     process.stderr.write(`running: ${scenario.name}, bare uWS then the service (wrk, 2 × ${scenario.durationSeconds} s)\n`);
     const reference = runWrk(`http://127.0.0.1:${bare.port}${scenario.path}`, keyScript, scenario.durationSeconds, scenario.connections);

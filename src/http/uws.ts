@@ -382,13 +382,17 @@ async function sendStream(res: HttpResponse, state: ResponseState, response: Out
 }
 
 /**
- * A bare uWS server that answers every request with the same bytes. Benchmarks run it beside the
- * service so that figures are ratios to what the socket layer alone can do on the same machine.
+ * A bare uWS server that answers every request with the same bytes: the body, and the headers
+ * given (uWS adds Date and Content-Length, as it does for the service), one writeHeader call each
+ * as plain uWS code does. Benchmarks run it beside the service so that figures are ratios to what
+ * the socket layer alone can do on the same machine.
  */
-export function startBaselineServer(host: string, body: Buffer): Promise<{ port: number; close(): void }> {
+export function startBaselineServer(host: string, body: Buffer, headers: readonly (readonly [string, string])[] = [['Content-Type', 'application/json; charset=utf-8']]): Promise<{ port: number; close(): void }> {
   const app = uWS.App();
   app.any('/*', (res) => {
-    res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json; charset=utf-8').end(body);
+    res.writeStatus('200 OK');
+    for (const [name, value] of headers) res.writeHeader(name, value);
+    res.end(body);
   });
   return new Promise((resolve, reject) => {
     app.listen(host, 0, (listenSocket: us_listen_socket | false) => {
