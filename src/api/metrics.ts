@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../core/errors.js';
+import { bearerToken } from '../core/bearer.js';
 import type { Route } from '../http/route.js';
 
 /** Whether the Authorization header carries the metrics token (compared in constant time). */
 function bearsToken(header: string | undefined, token: string): boolean {
-  const presented = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  const presented = bearerToken(header);
   if (!presented) return false;
   const a = Buffer.from(presented);
   const b = Buffer.from(token);

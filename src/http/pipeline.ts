@@ -10,6 +10,7 @@ import { Router, type RouteMatch } from './router.js';
 import type { Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
+import { bearerToken } from '../core/bearer.js';
 import { matchesEtag, RegistryAnswerCache, type KeptAnswer, type KeptForm } from './registry-cache.js';
 import type { HeaderLines } from './header-lines.js';
 import { chooseCoding, codedEtag, compress, type ContentCoding } from './compression.js';
@@ -363,9 +364,8 @@ export class Pipeline {
   }
 
   private authenticate(header: string | undefined) {
-    if (!header) return undefined;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match ? this.services.accounts.authenticate(match[1]) : undefined;
+    const token = bearerToken(header);
+    return token === undefined ? undefined : this.services.accounts.authenticate(token);
   }
 
   private async execute(
