@@ -17,7 +17,7 @@ import { openStores } from '../src/store/open.js';
 import { Registry } from '../src/registry/registry.js';
 import { scenarios, type Scenario } from './scenarios/index.js';
 import { load } from './load.js';
-import { runWrk, wrkAvailable, writeKeyScript } from './wrk.js';
+import { runWrk, wrkAvailable, writeKeyScript, type WrkResult } from './wrk.js';
 // The throwaway PostgreSQL and Redis the tests use: the cluster variant needs the same, no more.
 import { startPostgres, startRedis, type ThrowawayServer } from '../test/helpers/servers.js';
 
@@ -257,9 +257,23 @@ async function sampleAnswer(port: number, path: string, key: string, dataDir: st
 async function throughput(scenario: Scenario, port: number, key: string, keyScript: string, dataDir: string, env: NodeJS.ProcessEnv): Promise<Result> {
   const bare = await startChild(join(projectRoot, 'dist/bench/baseline.js'), await sampleAnswer(port, scenario.path, key, dataDir, 'wrk-baseline'), env);
   try {
-    process.stderr.write(`running: ${scenario.name}, bare uWS then the service (wrk, 2 × ${scenario.durationSeconds} s)\n`);
-    const reference = runWrk(`http://127.0.0.1:${bare.port}${scenario.path}`, keyScript, scenario.durationSeconds, scenario.connections);
-    const measured = runWrk(`http://127.0.0.1:${port}${scenario.path}`, keyScript, scenario.durationSeconds, scenario.connections);
+    // Two rounds of bare uWS then the service, half the duration each, and each side's faster
+    // round kept: on this shared machine one side of a single pair could land in a slow spell of
+    // several seconds (bare uWS measured 93,000 to 140,000 req/s within one run). Errors of
+    // either round count.
+    const half = Math.max(1, Math.round(scenario.durationSeconds / 2));
+    process.stderr.write(`running: ${scenario.name}, bare uWS then the service, twice (wrk, 4 × ${half} s)\n`);
+    const rounds = [1, 2].map(() => ({
+      bare: runWrk(`http://127.0.0.1:${bare.port}${scenario.path}`, keyScript, half, scenario.connections),
+      service: runWrk(`http://127.0.0.1:${port}${scenario.path}`, keyScript, half, scenario.connections),
+    }));
+    const faster = (a: WrkResult, b: WrkResult) => (b.throughput_rps > a.throughput_rps ? b : a);
+    const reference = faster(rounds[0].bare, rounds[1].bare);
+    const measured = {
+      ...faster(rounds[0].service, rounds[1].service),
+      errors: rounds[0].service.errors + rounds[1].service.errors,
+      non_2xx: rounds[0].service.non_2xx + rounds[1].service.non_2xx,
+    };
     const ratio = reference.throughput_rps ? measured.throughput_rps / reference.throughput_rps : 0;
     return {
       name: `${scenario.name} (wrk; bare uWS ${reference.throughput_rps} req/s)`,
