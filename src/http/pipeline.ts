@@ -264,7 +264,7 @@ export class Pipeline {
 
   /**
    * A kept registry answer: a 304 when the client holds it, else its bytes in the coding asked
-   * for. Only this request's own headers are made per request; the answer's are encoded already.
+   * for. Only this request's own headers are made per request; the answer's are rendered already.
    */
   private keptAnswer(request: IncomingRequest, kept: KeptAnswer, coding: ContentCoding | undefined, headers: Record<string, string>): Exclude<Admission, { kind: 'defer' }> {
     const ifNoneMatch = request.headers['if-none-match'];

@@ -303,7 +303,7 @@ function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingRes
  * Writes the answer: the number of body bytes handed to the socket, at once for a small body in
  * memory, else a promise of it once uWS has taken the last byte. Inside uWS's request callback
  * the socket is corked already (one send(2) for the whole answer, checked with strace): a cork
- * of our own there cost a crossing into C++ and back, about 0.2 µs per cached read.
+ * of our own there cost a crossing into C++ and back, about 0.35 µs per cached read (A/B).
  */
 function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger, inHandler: boolean): number | Promise<number> {
   if (state.aborted || state.done) return 0;
