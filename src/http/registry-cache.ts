@@ -3,7 +3,7 @@ import type { ContentCoding } from './compression.js';
 import { headerLines, type HeaderLines } from './header-lines.js';
 import type { Route } from './route.js';
 
-/** One form of a kept answer: its bytes and the header lines that go with them, encoded once. */
+/** One form of a kept answer: its bytes and the header lines that go with them, rendered once. */
 export interface KeptForm {
   body: Buffer;
   etag: string;
@@ -55,12 +55,12 @@ export class RegistryAnswerCache {
 
   /** The kept answer to this path and query text, if any. */
   find(url: string, query: string): KeptAnswer | undefined {
-    const answer = this.answers.get(query === '' ? url : `${url}?${query}`);
+    const key = answerKey(url, query);
+    const answer = this.answers.get(key);
     if (!answer) return undefined;
     // A read moves its answer to the young end of the map's order, where eviction comes last. An
     // answer already in the younger half stays put: a hot answer costs no map churn per read.
     if (this.sequence - answer.sequence > this.answers.size / 2) {
-      const key = query === '' ? url : `${url}?${query}`;
       this.answers.delete(key);
       this.answers.set(key, answer);
       answer.sequence = ++this.sequence;
@@ -73,7 +73,7 @@ export class RegistryAnswerCache {
    * request's own, such as its id or rate-limit counts).
    */
   keep(url: string, query: string, route: Route, params: Record<string, string>, body: Buffer, headers: Record<string, string>): void {
-    const key = query === '' ? url : `${url}?${query}`;
+    const key = answerKey(url, query);
     if (body.length > this.maxBytes / 8 || this.answers.has(key)) return;
     this.answers.set(key, { route, params, identity: keptForm(body, headers), coded: {}, sequence: ++this.sequence });
     this.grow(body.length);
@@ -81,7 +81,7 @@ export class RegistryAnswerCache {
 
   /** Adds a compressed form of a kept answer (ignored if the answer has left meanwhile). */
   keepCoded(url: string, query: string, coding: ContentCoding, body: Buffer, headers: Record<string, string>): void {
-    const answer = this.answers.get(query === '' ? url : `${url}?${query}`);
+    const answer = this.answers.get(answerKey(url, query));
     if (!answer || answer.coded[coding]) return;
     answer.coded[coding] = keptForm(body, headers);
     this.grow(body.length);
@@ -99,6 +99,11 @@ export class RegistryAnswerCache {
   get size(): number {
     return this.answers.size;
   }
+}
+
+/** The cache's key: the path alone when there is no query (no string built per read). */
+function answerKey(url: string, query: string): string {
+  return query === '' ? url : `${url}?${query}`;
 }
 
 /** Headers a 304 leaves out: they describe a body it does not send. */
