@@ -251,8 +251,8 @@ async function sampleAnswer(port: number, path: string, key: string, dataDir: st
 }
 
 /**
- * A throughput scenario with wrk: this route's bytes served by a bare uWS server, then the
- * service, each for the scenario's duration, in the same run (the ratio is the figure to trust).
+ * A throughput scenario with wrk: this route's bytes served by a bare uWS server and by the
+ * service, in alternating rounds of the same run (the ratio is the figure to trust).
  */
 async function throughput(scenario: Scenario, port: number, key: string, keyScript: string, dataDir: string, env: NodeJS.ProcessEnv): Promise<Result> {
   const bare = await startChild(join(projectRoot, 'dist/bench/baseline.js'), await sampleAnswer(port, scenario.path, key, dataDir, 'wrk-baseline'), env);

@@ -1,11 +1,15 @@
 /**
- * Response header lines, `Name: value\r\n` each, rendered once for answers the service sends many
- * times (a kept registry answer's own headers), and written to the socket as they are.
+ * Response header lines, `Name: value\r\n` each: rendered once for answers the service sends many
+ * times (a kept registry answer's own headers), and per answer for the rest, and written to the
+ * socket as they are.
  */
 export type HeaderLines = string;
 
-export function headerLines(headers: Record<string, string>): HeaderLines {
+/** The lines of `headers`, less the one named `omit` (a header the socket layer writes itself). */
+export function headerLines(headers: Record<string, string>, omit?: string): HeaderLines {
   let lines = '';
-  for (const name in headers) lines += `${name}: ${headers[name]}\r\n`;
+  for (const name in headers) {
+    if (name !== omit) lines += name + ': ' + headers[name] + '\r\n';
+  }
   return lines;
 }

@@ -206,32 +206,20 @@ export class Pipeline {
     if (route.pooled && this.services.pool.isFull) return refuse(busyError(this.services.config.queueLimit), decision.headers);
     const headers: Record<string, string> = Object.assign({}, baseHeaders, decision.headers);
 
+    // A registry read's own headers (validators, caching), kept with its answer.
+    let registryOwn: Record<string, string> | undefined;
     if (route.registryRead) {
       const coding = this.compressMinBytes > 0 ? chooseCoding(request.headers['accept-encoding']) : undefined;
       if (kept) return this.keptAnswer(request, kept, coding, headers);
       // Not kept (yet): the validator needs no body, so a client holding this answer gets its 304 now.
       const etag = this.answers.etagFor(request.url, request.query);
-      const own: Record<string, string> = { ETag: etag, 'Cache-Control': REGISTRY_CACHE_CONTROL };
-      if (this.compressMinBytes > 0) own.Vary = 'Accept-Encoding';
+      registryOwn = { ETag: etag, 'Cache-Control': REGISTRY_CACHE_CONTROL };
+      if (this.compressMinBytes > 0) registryOwn.Vary = 'Accept-Encoding';
       const ifNoneMatch = request.headers['if-none-match'];
       // A client may hold the identity form (an answer under the threshold is never compressed) or the coded one.
       for (const held of coding ? [codedEtag(etag, coding), etag] : [etag]) {
-        if (matchesEtag(ifNoneMatch, held)) return { kind: 'respond', response: { status: 304, headers: Object.assign(headers, own, { ETag: held }), body: '' } };
+        if (matchesEtag(ifNoneMatch, held)) return { kind: 'respond', response: { status: 304, headers: Object.assign(headers, registryOwn, { ETag: held }), body: '' } };
       }
-      let query: Record<string, unknown> = {};
-      try {
-        if (prepared.parseQuery) query = prepared.parseQuery(new URLSearchParams(request.query));
-      } catch (error) {
-        return { kind: 'respond', response: this.failure(error, headers, requestId) };
-      }
-      const perRequest = Object.keys(headers);
-      return {
-        kind: 'run',
-        run: () =>
-          this.execute(prepared, params, request, undefined, Object.assign({}, headers, own), requestId, account, query).then((response) =>
-            this.keep(request, route, params, response, perRequest),
-          ),
-      };
     }
 
     let query: Record<string, unknown> = {};
@@ -241,6 +229,11 @@ export class Pipeline {
       return { kind: 'respond', response: this.failure(error, headers, requestId) };
     }
 
+    if (registryOwn) {
+      const perRequest = Object.keys(headers);
+      const answerHeaders = Object.assign({}, headers, registryOwn);
+      return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, answerHeaders, requestId, account, query).then((response) => this.keep(request, route, params, response, perRequest)) };
+    }
     if (!route.body && !route.rawBody) {
       return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query) };
     }

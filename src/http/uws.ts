@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
+import { headerLines } from './header-lines.js';
 import { internalErrorResponse, type Admission, type IncomingRequest, type OutgoingResponse, type Pipeline, type RequestTrace } from './pipeline.js';
 
 /**
@@ -271,15 +272,22 @@ function statusLine(status: number): string {
  */
 function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   res.writeStatus(statusLine(response.status));
-  const { headers } = response;
-  let lines = '';
-  for (const name in headers) {
-    if (name !== 'Connection') lines += name + ': ' + headers[name] + '\r\n';
-  }
+  // uWS writes Connection itself, from end()'s closeConnection.
+  let lines = headerLines(response.headers, 'Connection');
   if (response.headerLines) lines += response.headerLines;
   if (lines === '') return;
   const colon = lines.indexOf(': ');
   res.writeHeader(lines.slice(0, colon), lines.slice(colon + 2, -2));
+}
+
+/**
+ * Runs `write` corked, unless it runs inside uWS's request callback: the socket is corked there
+ * already (one send(2) for the whole answer, checked with strace), and a cork of our own cost a
+ * crossing into C++ and back, about 0.35 µs per cached read (A/B).
+ */
+function corkedUnlessInHandler(res: HttpResponse, inHandler: boolean, write: () => void): void {
+  if (inHandler) write();
+  else res.cork(write);
 }
 
 /** HEAD: the headers GET would send, Content-Length included when the body is in memory, and no body; likewise 304. */
@@ -287,23 +295,19 @@ function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingRes
   if (state.aborted || state.done) return 0;
   const { body } = response;
   const length = response.status === 304 ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : undefined;
-  const write = () => {
+  corkedUnlessInHandler(res, inHandler, () => {
     writeHead(res, response);
     // uWS takes no `undefined` for the length: without one, call it bare (no Content-Length).
     if (length === undefined) res.endWithoutBody();
     else res.endWithoutBody(length, response.headers.Connection === 'close');
-  };
-  if (inHandler) write();
-  else res.cork(write);
+  });
   state.done = true;
   return 0;
 }
 
 /**
  * Writes the answer: the number of body bytes handed to the socket, at once for a small body in
- * memory, else a promise of it once uWS has taken the last byte. Inside uWS's request callback
- * the socket is corked already (one send(2) for the whole answer, checked with strace): a cork
- * of our own there cost a crossing into C++ and back, about 0.35 µs per cached read (A/B).
+ * memory, else a promise of it once uWS has taken the last byte.
  */
 function send(res: HttpResponse, state: ResponseState, response: OutgoingResponse, log: Logger, inHandler: boolean): number | Promise<number> {
   if (state.aborted || state.done) return 0;
@@ -312,15 +316,10 @@ function send(res: HttpResponse, state: ResponseState, response: OutgoingRespons
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     if (bytes.length <= TRY_END_THRESHOLD) {
-      if (inHandler) {
+      corkedUnlessInHandler(res, inHandler, () => {
         writeHead(res, response);
         res.end(bytes, closeConnection);
-      } else {
-        res.cork(() => {
-          writeHead(res, response);
-          res.end(bytes, closeConnection);
-        });
-      }
+      });
       state.done = true;
       return bytes.length;
     }
