@@ -73,7 +73,11 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
  * analysis result; writing into a buffer sized by `Buffer.byteLength` takes 0.4 ms (docs/benchmarks.md).
  */
 export function jsonBytes(value: unknown): Buffer {
-  const text = JSON.stringify(value);
+  return textBytes(JSON.stringify(value));
+}
+
+/** Text already written as JSON (an analysis result, src/gap/result.ts), in bytes as `jsonBytes` makes them. */
+export function textBytes(text: string): Buffer {
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
   bytes.write(text);
   return bytes;

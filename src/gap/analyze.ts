@@ -5,8 +5,8 @@ import { assess } from './engine.js';
 import { gapIndexOf } from './gap-index.js';
 import type { Registry } from '../registry/registry.js';
 import { validateAnalysisBody } from './request.js';
-import { jsonBytes, parseJsonBody } from '../core/json-body.js';
-import { buildResult } from './result.js';
+import { parseJsonBody, textBytes } from '../core/json-body.js';
+import { resultJson } from './result.js';
 
 export interface AnalyzeTask {
   body: Uint8Array;
@@ -57,15 +57,13 @@ export function analyzeRequest(
       signal: (id) => index.signal(id),
     });
     const outcome = assess(index, request.findings, request.frameworks, request.options);
-    const result = buildResult(outcome, {
-      id: task.id,
-      createdAt: task.createdAt,
-      registryVersion: registry.manifest.registry_version,
-      processingTimeMs: 0,
-      options: { ...request.options },
-    });
-    result.meta.processing_time_ms = Math.round(performance.now() - started);
-    const payload = jsonBytes({ data: result.data, meta: { ...result.meta, ...extraMeta } });
+    const payload = textBytes(
+      resultJson(
+        outcome,
+        { id: task.id, createdAt: task.createdAt, registryVersion: registry.manifest.registry_version, startedAt: started, options: { ...request.options } },
+        extraMeta,
+      ),
+    );
     return {
       ok: true,
       payload,

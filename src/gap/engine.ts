@@ -66,21 +66,34 @@ export function remediationStepsFrom(templateSteps: readonly string[], hint: str
 }
 
 type SignalFacts = NonNullable<ReturnType<GapRegistry['signal']>>;
+type ControlFacts = NonNullable<ReturnType<GapRegistry['control']>>;
+
+/**
+ * A signal as one analysis uses it: its facts and mappings, looked up once however many findings
+ * name it, and what the analysis learns about it. Reaches point to it (an object, so no string
+ * hashing per reach).
+ */
+interface AnalysisSignal {
+  facts: SignalFacts;
+  /** Its usable mappings, resolved to the reach lists they add to: each (finding, mapping) pair costs one push. */
+  targets: Array<{ relationship: MappingRelationship; confidence: number; reaches: Reach[] }>;
+  /** Its place in remediation order, most severe first, then by id; set once every finding is read. */
+  order: number;
+  /** The requested frameworks where its failing findings open gaps, and the controls there. */
+  gapControls: Map<string, Set<string>>;
+}
 
 interface Reach extends Evidence {
   finding: Finding;
-  /**
-   * The finding's signal, looked up once per analysis: the per-gap steps below group reaches by
-   * it (an object, so no string hashing per reach).
-   */
-  signal: SignalFacts;
+  signal: AnalysisSignal;
   /** The finding's own severity, else its signal's. */
   severity: Severity;
 }
 
 export interface ControlAssessment {
   framework: string;
-  control: { id: string; title: string; category: string };
+  /** The registry's control, as the index holds it: the result writer escapes its text once per thread, keyed by it. */
+  control: ControlFacts;
   status: AssessedStatus;
   confidence: number;
   /** Highest severity among failing or accepted findings; null for a compliant control. */
@@ -194,9 +207,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
   let unmapped = 0;
   let analyzed = 0;
 
-  // Many findings share a signal: look it up once per analysis, and resolve its usable mappings
-  // to the reach lists they add to, so each (finding, mapping) pair costs one push.
-  const ofSignal = new Map<string, { facts: SignalFacts; targets: Array<{ relationship: MappingRelationship; confidence: number; reaches: Reach[] }> }>();
+  const ofSignal = new Map<string, AnalysisSignal>();
   for (const finding of inIdOrder(findings)) {
     if (finding.status === 'resolved' && !options.include_resolved) {
       excludedResolved += 1;
@@ -214,22 +225,26 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
         if (!reaches) byControl.set(mapping.control_id, (reaches = []));
         targets.push({ relationship: mapping.relationship, confidence: mapping.confidence, reaches });
       }
-      signal = { facts: registry.signal(finding.signal_id)!, targets };
+      signal = { facts: registry.signal(finding.signal_id)!, targets, order: 0, gapControls: new Map() };
       ofSignal.set(finding.signal_id, signal);
     }
     const severity = finding.severity?.level ?? signal.facts.severity;
     if (!signal.targets.length) unmapped += 1;
     for (const target of signal.targets) {
-      target.reaches.push({ finding, kind, relationship: target.relationship, confidence: target.confidence, signal: signal.facts, severity });
+      target.reaches.push({ finding, kind, relationship: target.relationship, confidence: target.confidence, signal, severity });
     }
   }
+  // One sort of the analysis's signals, so that each gap orders its own by a number.
+  [...ofSignal.values()]
+    .sort((a, b) => SEVERITY_RANK[b.facts.severity] - SEVERITY_RANK[a.facts.severity] || byCodeUnits(a.facts.id, b.facts.id))
+    .forEach((signal, order) => (signal.order = order));
 
   const assessments = new Map<string, ControlAssessment[]>();
   for (const [framework, byControl] of reachesByFramework) {
     const assessed: ControlAssessment[] = [];
     for (const [controlId, reaches] of byControl) {
       const control = registry.control(framework, controlId);
-      if (control) assessed.push(assessControl(framework, { id: control.id, title: control.title, category: control.category }, reaches));
+      if (control) assessed.push(assessControl(framework, control, reaches));
     }
     assessments.set(framework, assessed);
   }
@@ -265,15 +280,13 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
   const overall = pooledPosture(outcomes);
 
   // Which requested frameworks each failing signal opens gaps in, for priorities and insights.
-  const gapFrameworksBySignal: GapFrameworksBySignal = new Map();
   for (const outcome of outcomes) {
     for (const gap of outcome.gaps) {
       for (const reach of gap.reaches) {
         if (reach.kind !== 'failing') continue;
-        let byFramework = gapFrameworksBySignal.get(reach.signal);
-        if (!byFramework) gapFrameworksBySignal.set(reach.signal, (byFramework = new Map()));
-        let controls = byFramework.get(outcome.code);
-        if (!controls) byFramework.set(outcome.code, (controls = new Set()));
+        const { gapControls } = reach.signal;
+        let controls = gapControls.get(outcome.code);
+        if (!controls) gapControls.set(outcome.code, (controls = new Set()));
         controls.add(gap.control.id);
       }
     }
@@ -281,8 +294,8 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
 
   for (const outcome of outcomes) {
     for (const gap of outcome.gaps) {
-      if (options.include_remediation) gap.remediation = remediationFor(registry, outcome.code, gap, gapFrameworksBySignal);
-      if (options.include_evidence_requirements) gap.evidence = registry.control(outcome.code, gap.control.id)?.evidence ?? [];
+      if (options.include_remediation) gap.remediation = remediationFor(registry, gap);
+      if (options.include_evidence_requirements) gap.evidence = gap.control.evidence;
     }
   }
 
@@ -298,13 +311,13 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
       high_gaps: overall.high_gaps,
     },
     findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped, ...findingsScope(findings) },
-    common_gaps: options.include_cross_framework ? commonGaps(gapFrameworksBySignal) : [],
+    common_gaps: options.include_cross_framework ? commonGaps(ofSignal.values()) : [],
     synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence) : [],
   };
 }
 
 /** `reaches` come in finding id order; the stable sort leaves ties in it (primary first, then by confidence, then finding id). */
-function assessControl(framework: string, control: ControlAssessment['control'], reaches: Reach[]): ControlAssessment {
+function assessControl(framework: string, control: ControlFacts, reaches: Reach[]): ControlAssessment {
   const { status, confidence, severity } = controlVerdict(reaches, (reach) => reach.severity);
   const ordered = reaches.sort((a, b) => rankOfRelationship(a.relationship) - rankOfRelationship(b.relationship) || b.confidence - a.confidence);
   return { framework, control, status, confidence, severity, reaches: ordered };
@@ -336,21 +349,18 @@ function controlRanks(registry: GapRegistry, framework: string): Map<string, num
 /** A gap reached by hundreds of findings would otherwise list hundreds of steps. */
 export const MAX_REMEDIATION_STEPS = 6;
 
-/** For each signal with failing findings: the requested frameworks it opens gaps in, and the controls there. */
-type GapFrameworksBySignal = Map<SignalFacts, Map<string, Set<string>>>;
-
-function remediationFor(registry: GapRegistry, framework: string, gap: ControlAssessment, gapFrameworksBySignal: GapFrameworksBySignal): Remediation {
+function remediationFor(registry: GapRegistry, gap: ControlAssessment): Remediation {
   // Most severe signals first, so their steps come first when the list is cut.
-  const adverse = new Set<SignalFacts>();
+  const adverse = new Set<AnalysisSignal>();
   for (const reach of gap.reaches) if (reach.kind !== 'passing') adverse.add(reach.signal);
-  const signals = [...adverse].sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || byCodeUnits(a.id, b.id));
+  const signals = [...adverse].sort((a, b) => a.order - b.order);
   let frameworksTouched = 1;
   let effort: Effort = 'low';
   const steps: string[] = [];
   const seenSteps = new Set<string>();
   let rescanCheck = false;
-  for (const signal of signals) {
-    frameworksTouched = Math.max(frameworksTouched, gapFrameworksBySignal.get(signal)?.size ?? 1);
+  for (const { facts: signal, gapControls } of signals) {
+    frameworksTouched = Math.max(frameworksTouched, gapControls.size || 1);
     if (EFFORT_RANK[signal.effort] > EFFORT_RANK[effort]) effort = signal.effort;
     for (const step of registry.remediationSteps(signal.id)) {
       if (step.verification) rescanCheck = true;
@@ -364,16 +374,15 @@ function remediationFor(registry: GapRegistry, framework: string, gap: ControlAs
   if (rescanCheck) steps.splice(MAX_REMEDIATION_STEPS - 1, Infinity, VERIFICATION_STEP_TEXT);
   // The control's guidance, then the most severe signal's hint unless that hint is already a step
   // (signals without finding templates contribute their hint as their step).
-  const control = registry.control(framework, gap.control.id);
-  const hint = signals.length ? signals[0].remediation_hint.trim() : undefined;
-  const guidance = [control?.guidance, hint && !steps.includes(hint) ? hint : undefined].filter(Boolean).join(' ');
+  const hint = signals.length ? signals[0].facts.remediation_hint.trim() : undefined;
+  const guidance = [gap.control.guidance, hint && !steps.includes(hint) ? hint : undefined].filter(Boolean).join(' ');
   const priority = remediationPriority(gap.severity ?? 'info', frameworksTouched);
   return { priority, priority_label: priorityLabel(priority), effort, guidance, steps };
 }
 
-function commonGaps(gapFrameworksBySignal: GapFrameworksBySignal): CommonGap[] {
+function commonGaps(signals: Iterable<AnalysisSignal>): CommonGap[] {
   const result: CommonGap[] = [];
-  for (const [signal, byFramework] of gapFrameworksBySignal) {
+  for (const { facts: signal, gapControls: byFramework } of signals) {
     if (byFramework.size < 2) continue;
     const signalId = signal.id;
     const affects = [...byFramework.keys()].sort();
