@@ -55,17 +55,28 @@ interface Result {
 
 /**
  * Issue 15's floor for an analysis: what any JSON service must spend on it in one thread, parsing
- * the request and the answer and writing the answer again. Median of seven rounds, in this process.
+ * the request and the answer and writing the answer again, in this process. Seven rounds just
+ * before the scenario and seven just after it, median of the fourteen: this machine's speed drifts
+ * within a run (a floor taken minutes earlier differed from one taken beside the scenario by up
+ * to half, docs/benchmarks.md), and a ratio is only as good as the two figures being from the
+ * same minutes.
  */
-function jsonFloorMs(request: string, answer: string): number {
+function aroundJsonFloor<T>(request: string | undefined, answer: string | undefined, measure: () => T): { measured: T; floorMs?: number } {
+  if (request === undefined || answer === undefined) return { measured: measure() };
   const rounds: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    const started = performance.now();
-    JSON.parse(request);
-    JSON.stringify(JSON.parse(answer));
-    rounds.push(performance.now() - started);
-  }
-  return rounds.sort((a, b) => a - b)[3];
+  const floorRounds = () => {
+    for (let i = 0; i < 7; i++) {
+      const started = performance.now();
+      JSON.parse(request);
+      JSON.stringify(JSON.parse(answer));
+      rounds.push(performance.now() - started);
+    }
+  };
+  floorRounds();
+  const measured = measure();
+  floorRounds();
+  rounds.sort((a, b) => a - b);
+  return { measured, floorMs: (rounds[6] + rounds[7]) / 2 };
 }
 
 async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
@@ -94,7 +105,7 @@ function latencyVerdicts(scenario: Scenario, p50: number, p99: number, floorMs: 
   };
 }
 
-function summarise(scenario: Scenario, result: autocannon.Result, floorMs?: number): Result {
+function summarise(scenario: Scenario, result: autocannon.Result): Result {
   return {
     name: scenario.name,
     requests: result.requests.total,
@@ -107,7 +118,7 @@ function summarise(scenario: Scenario, result: autocannon.Result, floorMs?: numb
     non_2xx: result.non2xx,
     bytes_per_answer: result.requests.total ? Math.round(result.throughput.total / result.requests.total) : 0,
     generator: 'autocannon',
-    ...latencyVerdicts(scenario, result.latency.p50, result.latency.p99, floorMs),
+    ...latencyVerdicts(scenario, result.latency.p50, result.latency.p99, undefined),
   };
 }
 
@@ -153,13 +164,14 @@ async function main(): Promise<void> {
 
   const baseline = await startChild(join(projectRoot, 'dist/bench/baseline.js'), await sampleAnswer(port, plan[0].path, keys[0], dataDir, 'baseline'), env);
 
-  const floors = new Map<Scenario, number>();
+  /** The answers of the scenarios with a floor target, for their JSON floor. */
+  const floorAnswers = new Map<Scenario, string>();
   for (const scenario of plan) {
     const target = scenario.baseline ? baseline.port : port;
     const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, { method: scenario.method, body: scenario.body, headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json', ...scenario.headers } });
     const answer = await probe.text();
     if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status}`);
-    if (scenario.targetFloorRatio !== undefined && scenario.body) floors.set(scenario, jsonFloorMs(scenario.body, answer));
+    if (scenario.targetFloorRatio !== undefined) floorAnswers.set(scenario, answer);
   }
 
   const results: Result[] = [];
@@ -174,7 +186,7 @@ async function main(): Promise<void> {
       continue;
     }
     if (scenario.generator === 'wrk-latency') {
-      if (withWrk) results.push(latency(scenario, port, keys, dataDir, floors.get(scenario)));
+      if (withWrk) results.push(latency(scenario, port, keys, dataDir, floorAnswers.get(scenario)));
       continue;
     }
     process.stderr.write(`running: ${scenario.name} (${scenario.durationSeconds} s)\n`);
@@ -184,7 +196,7 @@ async function main(): Promise<void> {
       // The background analyses are there to load the service; their own target applies when they run alone.
       results.push(summarise(scenario, main), summarise({ ...other, name: `${other.name} (alongside)`, targetP99Ms: undefined }, background));
     } else {
-      results.push(summarise(scenario, await load(target, scenario, keys), floors.get(scenario)));
+      results.push(summarise(scenario, await load(target, scenario, keys)));
     }
   }
 
@@ -293,13 +305,15 @@ async function throughput(scenario: Scenario, port: number, key: string, keyScri
  * connections. autocannon parses every answer in JavaScript on the cores the service uses, which
  * for a 1.8 MB analysis result doubled the measured p50 (docs/benchmarks.md).
  */
-function latency(scenario: Scenario, port: number, keys: string[], dataDir: string, floorMs: number | undefined): Result {
+function latency(scenario: Scenario, port: number, keys: string[], dataDir: string, floorAnswer: string | undefined): Result {
   const bodyFile = join(dataDir, 'wrk-request-body');
   writeFileSync(bodyFile, scenario.body ?? '');
   const script = join(dataDir, 'wrk-request.lua');
   writeKeyScript(script, keys, scenario.headers, scenario.method === 'POST' ? { method: 'POST', bodyFile } : undefined);
   process.stderr.write(`running: ${scenario.name} (wrk, ${scenario.durationSeconds} s)\n`);
-  const measured = runWrk(`http://127.0.0.1:${port}${scenario.path}`, script, scenario.durationSeconds, scenario.connections);
+  const { measured, floorMs } = aroundJsonFloor(scenario.body, floorAnswer, () =>
+    runWrk(`http://127.0.0.1:${port}${scenario.path}`, script, scenario.durationSeconds, scenario.connections),
+  );
   return { name: `${scenario.name} (wrk)`, ...measured, generator: 'wrk', ...latencyVerdicts(scenario, measured.p50_ms, measured.p99_ms, floorMs) };
 }
 

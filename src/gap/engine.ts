@@ -11,7 +11,7 @@ import {
   type Evidence,
   type MappingRelationship,
 } from './scoring.js';
-import { bySeverityDescending, SEVERITY_RANK, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
+import { bySeverityDescending, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
 
 /** A finding after request validation; a missing status (Variant B) has been read as open. */
 export interface Finding {
@@ -35,7 +35,8 @@ export interface AnalysisOptions {
 
 /** The registry facts the engine reads; src/registry's Registry provides them. */
 export interface GapRegistry {
-  signal(id: string): { id: string; title: string; severity: Severity; effort: Effort; remediation_hint: string } | undefined;
+  /** `remediation_order`: the signal's place among the registry's signals, most severe first, then by id (a gap's steps come in this order). */
+  signal(id: string): { id: string; title: string; severity: Severity; effort: Effort; remediation_hint: string; remediation_order: number } | undefined;
   mappingsOfSignal(id: string): ReadonlyArray<{ framework: string; control_id: string; relationship: MappingRelationship; confidence: number }>;
   framework(code: string): { code: string; name: string; version: string; control_count: number } | undefined;
   control(framework: string, id: string): { id: string; title: string; category: string; guidance: string; evidence: string[] } | undefined;
@@ -77,8 +78,6 @@ interface AnalysisSignal {
   facts: SignalFacts;
   /** Its usable mappings, resolved to the reach lists they add to: each (finding, mapping) pair costs one push. */
   targets: Array<{ relationship: MappingRelationship; confidence: number; reaches: Reach[] }>;
-  /** Its place in remediation order, most severe first, then by id; set once every finding is read. */
-  order: number;
   /** The requested frameworks where its failing findings open gaps, and the controls there. */
   gapControls: Map<string, Set<string>>;
 }
@@ -225,7 +224,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
         if (!reaches) byControl.set(mapping.control_id, (reaches = []));
         targets.push({ relationship: mapping.relationship, confidence: mapping.confidence, reaches });
       }
-      signal = { facts: registry.signal(finding.signal_id)!, targets, order: 0, gapControls: new Map() };
+      signal = { facts: registry.signal(finding.signal_id)!, targets, gapControls: new Map() };
       ofSignal.set(finding.signal_id, signal);
     }
     const severity = finding.severity?.level ?? signal.facts.severity;
@@ -234,10 +233,6 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
       target.reaches.push({ finding, kind, relationship: target.relationship, confidence: target.confidence, signal, severity });
     }
   }
-  // One sort of the analysis's signals, so that each gap orders its own by a number.
-  [...ofSignal.values()]
-    .sort((a, b) => SEVERITY_RANK[b.facts.severity] - SEVERITY_RANK[a.facts.severity] || byCodeUnits(a.facts.id, b.facts.id))
-    .forEach((signal, order) => (signal.order = order));
 
   const assessments = new Map<string, ControlAssessment[]>();
   for (const [framework, byControl] of reachesByFramework) {
@@ -353,7 +348,7 @@ function remediationFor(registry: GapRegistry, gap: ControlAssessment): Remediat
   // Most severe signals first, so their steps come first when the list is cut.
   const adverse = new Set<AnalysisSignal>();
   for (const reach of gap.reaches) if (reach.kind !== 'passing') adverse.add(reach.signal);
-  const signals = [...adverse].sort((a, b) => a.order - b.order);
+  const signals = [...adverse].sort((a, b) => a.facts.remediation_order - b.facts.remediation_order);
   let frameworksTouched = 1;
   let effort: Effort = 'low';
   const steps: string[] = [];

@@ -1,7 +1,7 @@
 import type { Registry } from '../registry/registry.js';
 import { remediationStepsFrom, type GapRegistry, type RemediationStep } from './engine.js';
 import type { Effort } from './scoring.js';
-import { type Severity } from '../core/vocabulary.js';
+import { SEVERITY_RANK, type Severity } from '../core/vocabulary.js';
 
 type SignalFacts = ReturnType<GapRegistry['signal']> & {};
 type MappingFacts = ReturnType<GapRegistry['mappingsOfSignal']>[number];
@@ -92,9 +92,20 @@ export class GapIndex implements GapRegistry {
   private readonly controlSignals = new Map<string, ControlSignals[]>();
 
   constructor(facts: GapFacts) {
+    // Remediation order is the registry's, so it is sorted once per thread, not in every analysis
+    // (measured: sorting a 10,000-finding analysis's 6,700 signals took 17 ms of its 220).
+    const inRemediationOrder = [...facts.signals].sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const remediationOrder = new Map(inRemediationOrder.map((signal, order) => [signal.id, order]));
     for (const signal of facts.signals) {
       const { id } = signal;
-      this.signals.set(id, { id, title: signal.title, severity: signal.severity, effort: signal.effort, remediation_hint: signal.remediation_hint });
+      this.signals.set(id, {
+        id,
+        title: signal.title,
+        severity: signal.severity,
+        effort: signal.effort,
+        remediation_hint: signal.remediation_hint,
+        remediation_order: remediationOrder.get(id)!,
+      });
       this.mappings.set(
         id,
         signal.mappings.map(([framework, control_id, relationship, confidence]) => ({ framework, control_id, relationship, confidence })),

@@ -9,10 +9,10 @@ import { postureScore, postureStatus, remediationPriority, priorityLabel } from 
  * S-WIDE maps primary to A4 (0.9) and B2 (0.85).
  */
 const signals = {
-  'S-PRIMARY': { id: 'S-PRIMARY', title: 'Primary weakness', severity: 'high', effort: 'medium', remediation_hint: 'Fix the primary weakness.' },
-  'S-SUPPORT': { id: 'S-SUPPORT', title: 'Supporting weakness', severity: 'medium', effort: 'low', remediation_hint: 'Fix the supporting weakness.' },
-  'S-LOW': { id: 'S-LOW', title: 'Weakly mapped weakness', severity: 'low', effort: 'low', remediation_hint: 'Fix the weak one.' },
-  'S-WIDE': { id: 'S-WIDE', title: 'Wide weakness', severity: 'critical', effort: 'high', remediation_hint: 'Fix the wide weakness.' },
+  'S-PRIMARY': { id: 'S-PRIMARY', title: 'Primary weakness', severity: 'high', effort: 'medium', remediation_hint: 'Fix the primary weakness.', remediation_order: 1 },
+  'S-SUPPORT': { id: 'S-SUPPORT', title: 'Supporting weakness', severity: 'medium', effort: 'low', remediation_hint: 'Fix the supporting weakness.', remediation_order: 2 },
+  'S-LOW': { id: 'S-LOW', title: 'Weakly mapped weakness', severity: 'low', effort: 'low', remediation_hint: 'Fix the weak one.', remediation_order: 3 },
+  'S-WIDE': { id: 'S-WIDE', title: 'Wide weakness', severity: 'critical', effort: 'high', remediation_hint: 'Fix the wide weakness.', remediation_order: 0 },
 } as const;
 const mappings: Record<string, Array<{ framework: string; control_id: string; relationship: 'primary' | 'supporting' | 'partial'; confidence: number }>> = {
   'S-PRIMARY': [
