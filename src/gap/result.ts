@@ -89,27 +89,19 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
     high_risk_gaps: overall.high_gaps,
     findings: outcome.findings,
   };
-  const posture: Data['posture'] = { status: overall.status, score: overall.score };
-  const frameworksRequested: Data['frameworks_requested'] = outcome.frameworks.map((f) => f.code);
+  const head: Pick<Data, 'analysis_id' | 'id' | 'created_at' | 'status' | 'frameworks_requested' | 'options' | 'summary' | 'posture'> = {
+    analysis_id: context.id,
+    id: context.id,
+    created_at: context.createdAt,
+    status: 'completed',
+    frameworks_requested: outcome.frameworks.map((f) => f.code),
+    options: context.options,
+    summary,
+    posture: { status: overall.status, score: overall.score },
+  };
   const writer = new ResultWriter();
   const { out } = writer;
-  out.push(
-    '{"data":{"analysis_id":',
-    JSON.stringify(context.id),
-    ',"id":',
-    JSON.stringify(context.id),
-    ',"created_at":',
-    JSON.stringify(context.createdAt),
-    ',"status":"completed","frameworks_requested":',
-    JSON.stringify(frameworksRequested),
-    ',"options":',
-    JSON.stringify(context.options),
-    ',"summary":',
-    JSON.stringify(summary),
-    ',"posture":',
-    JSON.stringify(posture),
-    ',"frameworks":[',
-  );
+  out.push('{"data":', openObject(head), ',"frameworks":[');
   outcome.frameworks.forEach((framework, i) => writer.variantAFramework(framework, i === 0));
   out.push('],"by_framework":{');
   outcome.frameworks.forEach((framework, i) => writer.variantBFramework(framework, i === 0));
@@ -171,6 +163,9 @@ function evidenceJson(evidence: readonly string[]): string {
   return json;
 }
 
+/** An object's members as JSON.stringify writes them, the object left open for the members written after them. */
+const openObject = (members: object) => JSON.stringify(members).slice(0, -1);
+
 /** Vocabulary values (statuses, severities, relationships, efforts) need no escaping. */
 const word = (value: string | null) => (value === null ? 'null' : `"${value}"`);
 
@@ -188,20 +183,14 @@ class ResultWriter {
 
   variantAFramework(framework: FrameworkOutcome, first: boolean): void {
     const { out } = this;
-    const posture: Data['frameworks'][number]['posture'] = { status: framework.status, score: framework.score, coverage: framework.coverage };
-    out.push(
-      first ? '{"code":' : ',{"code":',
-      JSON.stringify(framework.code),
-      ',"name":',
-      JSON.stringify(framework.name),
-      ',"version":',
-      JSON.stringify(framework.version),
-      ',"posture":',
-      JSON.stringify(posture),
-      ',"controls_by_status":',
-      JSON.stringify(framework.counts),
-      ',"gaps":[',
-    );
+    const head: Omit<Data['frameworks'][number], 'gaps'> = {
+      code: framework.code,
+      name: framework.name,
+      version: framework.version,
+      posture: { status: framework.status, score: framework.score, coverage: framework.coverage },
+      controls_by_status: framework.counts,
+    };
+    out.push(first ? '' : ',', openObject(head), ',"gaps":[');
     framework.gaps.forEach((gap, i) => {
       out.push(i ? `,${refA(gap.control)}` : refA(gap.control), `${word(gap.status)},"confidence":${gap.confidence},"severity":${word(gap.severity)}`);
       if (gap.remediation) out.push(`,"remediation":{"priority":${gap.remediation.priority},`, this.remediationTail(gap, gap.remediation));
@@ -225,17 +214,8 @@ class ResultWriter {
       critical_gaps: framework.critical_gaps,
       high_gaps: framework.high_gaps,
     };
-    out.push(
-      first ? '' : ',',
-      JSON.stringify(framework.code),
-      ':{"name":',
-      JSON.stringify(framework.name),
-      ',"version":',
-      JSON.stringify(framework.version),
-      ',"posture":',
-      JSON.stringify(posture),
-      ',"gaps":[',
-    );
+    const head: Pick<Data['by_framework'][string], 'name' | 'version' | 'posture'> = { name: framework.name, version: framework.version, posture };
+    out.push(first ? '' : ',', JSON.stringify(framework.code), ':', openObject(head), ',"gaps":[');
     framework.gaps.forEach((gap, i) => {
       out.push(i ? `,${refB(gap.control)}` : refB(gap.control), `${word(gap.status)},"severity":${word(gap.severity)},"confidence":${gap.confidence},"findings":[`);
       gap.reaches.forEach((reach, j) => {

@@ -1,9 +1,9 @@
 /**
  * What gap analysis answers, as TypeBox schemas: the result of create/get (both spec variants of
- * 2.7 at once), the comparison (2.8) and the list of stored analyses. The engine's builders are
- * typed by these (src/gap/result.ts and compare.ts return `Static<…>`), so the compiler checks the
- * engine against the schema, the OpenAPI document publishes it, and the contract test checks live
- * responses against it. Kept apart from gap.ts (the request side) so that each file has one
+ * 2.7 at once), the comparison (2.8) and the list of stored analyses. The OpenAPI document
+ * publishes them and the contract test checks live responses against them. compare.ts returns
+ * `Static<…>`, so the compiler checks it; src/gap/result.ts writes the result as text, and
+ * test/gap/result.test.ts checks it against the closed schema for every combination of options. Kept apart from gap.ts (the request side) so that each file has one
  * concern.
  */
 import { Type, type Static } from '@sinclair/typebox';
