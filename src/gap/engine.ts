@@ -80,6 +80,17 @@ interface AnalysisSignal {
   targets: Array<{ relationship: MappingRelationship; confidence: number; reaches: Reach[] }>;
   /** The requested frameworks where its failing findings open gaps, and the controls there. */
   gapControls: Map<string, Set<string>>;
+  /**
+   * How many frameworks it opens gaps in (gapControls' size, at least 1), and its effort's rank:
+   * read for every signal of every gap, so kept on the record itself (measured: reading them
+   * through the map and the facts was a fifth of a 10,000-finding analysis's remediation).
+   */
+  frameworksTouched: number;
+  effortRank: number;
+  /** The gap whose remediation last counted it: a mark, where a Set per gap cost a hash per reach. */
+  countedFor?: ControlAssessment;
+  /** Its remediation steps split into fixes and whether a re-scan check is among them; made on first use. */
+  steps?: { fixes: RemediationStep[]; rescanCheck: boolean };
 }
 
 interface Reach extends Evidence {
@@ -224,7 +235,8 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
         if (!reaches) byControl.set(mapping.control_id, (reaches = []));
         targets.push({ relationship: mapping.relationship, confidence: mapping.confidence, reaches });
       }
-      signal = { facts: registry.signal(finding.signal_id)!, targets, gapControls: new Map() };
+      const facts = registry.signal(finding.signal_id)!;
+      signal = { facts, targets, gapControls: new Map(), frameworksTouched: 1, effortRank: EFFORT_RANK[facts.effort] };
       ofSignal.set(finding.signal_id, signal);
     }
     const severity = finding.severity?.level ?? signal.facts.severity;
@@ -286,6 +298,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
       }
     }
   }
+  for (const signal of ofSignal.values()) signal.frameworksTouched = Math.max(1, signal.gapControls.size);
 
   for (const outcome of outcomes) {
     for (const gap of outcome.gaps) {
@@ -344,25 +357,42 @@ function controlRanks(registry: GapRegistry, framework: string): Map<string, num
 /** A gap reached by hundreds of findings would otherwise list hundreds of steps. */
 export const MAX_REMEDIATION_STEPS = 6;
 
+function stepsOf(registry: GapRegistry, signal: AnalysisSignal): NonNullable<AnalysisSignal['steps']> {
+  if (!signal.steps) {
+    const steps = registry.remediationSteps(signal.facts.id);
+    signal.steps = { fixes: steps.filter((step) => !step.verification), rescanCheck: steps.some((step) => step.verification) };
+  }
+  return signal.steps;
+}
+
 function remediationFor(registry: GapRegistry, gap: ControlAssessment): Remediation {
   // Most severe signals first, so their steps come first when the list is cut.
-  const adverse = new Set<AnalysisSignal>();
-  for (const reach of gap.reaches) if (reach.kind !== 'passing') adverse.add(reach.signal);
-  const signals = [...adverse].sort((a, b) => a.facts.remediation_order - b.facts.remediation_order);
+  const signals: AnalysisSignal[] = [];
+  for (const reach of gap.reaches) {
+    if (reach.kind === 'passing' || reach.signal.countedFor === gap) continue;
+    reach.signal.countedFor = gap;
+    signals.push(reach.signal);
+  }
+  signals.sort((a, b) => a.facts.remediation_order - b.facts.remediation_order);
   let frameworksTouched = 1;
   let effort: Effort = 'low';
+  let effortRank: number = EFFORT_RANK[effort];
   const steps: string[] = [];
-  const seenSteps = new Set<string>();
+  const stepKeys: string[] = [];
   let rescanCheck = false;
-  for (const { facts: signal, gapControls } of signals) {
-    frameworksTouched = Math.max(frameworksTouched, gapControls.size || 1);
-    if (EFFORT_RANK[signal.effort] > EFFORT_RANK[effort]) effort = signal.effort;
-    for (const step of registry.remediationSteps(signal.id)) {
-      if (step.verification) rescanCheck = true;
-      else if (steps.length < MAX_REMEDIATION_STEPS && !seenSteps.has(step.key)) {
-        seenSteps.add(step.key);
-        steps.push(step.text);
-      }
+  for (const signal of signals) {
+    if (signal.frameworksTouched > frameworksTouched) frameworksTouched = signal.frameworksTouched;
+    if (signal.effortRank > effortRank) {
+      effortRank = signal.effortRank;
+      effort = signal.facts.effort;
+    }
+    const { fixes, rescanCheck: signalRescanCheck } = stepsOf(registry, signal);
+    if (signalRescanCheck) rescanCheck = true;
+    // Once the list is full, a signal can only raise the priority, the effort or the re-scan check.
+    for (let i = 0; i < fixes.length && steps.length < MAX_REMEDIATION_STEPS; i++) {
+      if (stepKeys.includes(fixes[i].key)) continue;
+      stepKeys.push(fixes[i].key);
+      steps.push(fixes[i].text);
     }
   }
   // Fixes first; one re-scan check last, within the same limit.
@@ -381,7 +411,8 @@ function commonGaps(signals: Iterable<AnalysisSignal>): CommonGap[] {
     if (byFramework.size < 2) continue;
     const signalId = signal.id;
     const affects = [...byFramework.keys()].sort();
-    const controls = affects.flatMap((framework) => [...byFramework.get(framework)!].sort().map((control_id) => ({ framework, control_id })));
+    const controls: CommonGap['controls_affected'] = [];
+    for (const framework of affects) for (const control_id of [...byFramework.get(framework)!].sort()) controls.push({ framework, control_id });
     result.push({
       signal_id: signalId,
       description: `${signal.title} (${signalId}) opens gaps in ${affects.length} frameworks`,
