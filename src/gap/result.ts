@@ -45,7 +45,11 @@ class ResourceTable {
       const key = `${type ?? ''}\u0000${id ?? ''}\u0000${provider ?? ''}`;
       index = this.byKey.get(key) ?? -1;
       if (index < 0) {
-        index = this.list.push({ ...(type !== undefined && { type }), ...(id !== undefined && { id }), ...(provider !== undefined && { provider }) }) - 1;
+        const resource: Resource = {};
+        if (type !== undefined) resource.type = type;
+        if (id !== undefined) resource.id = id;
+        if (provider !== undefined) resource.provider = provider;
+        index = this.list.push(resource) - 1;
         this.byKey.set(key, index);
       }
     }
