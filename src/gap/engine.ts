@@ -138,12 +138,17 @@ export interface Remediation {
   steps: string[];
 }
 
+/**
+ * A signal whose failing findings open gaps in two or more requested frameworks. The result writer
+ * words it (src/gap/result.ts): a 10,000-finding analysis has some 3,800, naming 35,000 controls,
+ * and building them as the answer's objects first cost as much again as writing them.
+ */
 export interface CommonGap {
-  signal_id: string;
-  description: string;
-  affects_frameworks: string[];
-  controls_affected: Array<{ framework: string; control_id: string }>;
-  remediation_overlap: string;
+  signal: SignalFacts;
+  /** The frameworks it opens gaps in, sorted, each with its gap controls there, sorted. */
+  affects: Array<{ framework: string; controls: string[] }>;
+  /** Its gap controls across those frameworks. */
+  control_count: number;
 }
 
 export interface FrameworkSynergy {
@@ -407,21 +412,17 @@ function remediationFor(registry: GapRegistry, gap: ControlAssessment): Remediat
 
 function commonGaps(signals: Iterable<AnalysisSignal>): CommonGap[] {
   const result: CommonGap[] = [];
-  for (const { facts: signal, gapControls: byFramework } of signals) {
-    if (byFramework.size < 2) continue;
-    const signalId = signal.id;
-    const affects = [...byFramework.keys()].sort();
-    const controls: CommonGap['controls_affected'] = [];
-    for (const framework of affects) for (const control_id of [...byFramework.get(framework)!].sort()) controls.push({ framework, control_id });
-    result.push({
-      signal_id: signalId,
-      description: `${signal.title} (${signalId}) opens gaps in ${affects.length} frameworks`,
-      affects_frameworks: affects,
-      controls_affected: controls,
-      remediation_overlap: `One fix closes ${controls.length} control gaps across ${affects.join(', ')}: ${signal.remediation_hint}`,
+  for (const { facts, gapControls } of signals) {
+    if (gapControls.size < 2) continue;
+    let controlCount = 0;
+    const affects = [...gapControls.keys()].sort().map((framework) => {
+      const controls = [...gapControls.get(framework)!].sort();
+      controlCount += controls.length;
+      return { framework, controls };
     });
+    result.push({ signal: facts, affects, control_count: controlCount });
   }
-  return result.sort((a, b) => b.controls_affected.length - a.controls_affected.length || byCodeUnits(a.signal_id, b.signal_id));
+  return result.sort((a, b) => b.control_count - a.control_count || byCodeUnits(a.signal.id, b.signal.id));
 }
 
 const synergyCache = new Map<string, number>();

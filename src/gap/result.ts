@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { AnalysisOptions, AnalysisOutcome, ControlAssessment, Finding, FrameworkOutcome, Remediation } from './engine.js';
+import type { AnalysisOptions, AnalysisOutcome, CommonGap, ControlAssessment, Finding, FrameworkOutcome, Remediation } from './engine.js';
 import { RESULT_FORMAT_VERSION, SCORING_VERSION, type PostureTally } from './scoring.js';
 import type { AnalysisResult as AnalysisResultSchema } from '../schemas/gap-result.js';
 
@@ -111,7 +111,7 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
   outcome.frameworks.forEach((framework, i) => writer.variantAFramework(framework, i === 0));
   out.push('],"by_framework":{');
   outcome.frameworks.forEach((framework, i) => writer.variantBFramework(framework, i === 0));
-  const commonGaps = JSON.stringify(outcome.common_gaps);
+  const commonGaps = commonGapsJson(outcome.common_gaps);
   const meta: Meta = {
     version: RESULT_FORMAT_VERSION,
     scoring_version: SCORING_VERSION,
@@ -178,6 +178,47 @@ function mappingTail(relationship: string, confidence: number): string {
   let tail = byConfidence.get(confidence);
   if (tail === undefined) byConfidence.set(confidence, (tail = `,"relationship":${word(relationship)},"confidence":${confidence}}`));
   return tail;
+}
+
+/** `{"framework":…,"control_id":…}`, as a common gap names each control: written once per thread. */
+const controlsAffected = new Map<string, Map<string, string>>();
+
+function controlAffected(framework: string, controlId: string): string {
+  let byControl = controlsAffected.get(framework);
+  if (!byControl) controlsAffected.set(framework, (byControl = new Map()));
+  let json = byControl.get(controlId);
+  if (json === undefined) byControl.set(controlId, (json = JSON.stringify({ framework, control_id: controlId })));
+  return json;
+}
+
+/** The common gaps as JSON text, made once and placed under both variants' names. */
+function commonGapsJson(gaps: readonly CommonGap[]): string {
+  const out = ['['];
+  gaps.forEach((gap, i) => {
+    const { id, title, remediation_hint } = gap.signal;
+    const frameworks = gap.affects.map((affected) => affected.framework);
+    out.push(
+      i ? ',{"signal_id":' : '{"signal_id":',
+      JSON.stringify(id),
+      ',"description":',
+      JSON.stringify(`${title} (${id}) opens gaps in ${frameworks.length} frameworks`),
+      ',"affects_frameworks":',
+      JSON.stringify(frameworks),
+      ',"controls_affected":[',
+    );
+    let first = true;
+    for (const { framework, controls } of gap.affects) {
+      for (const control of controls) {
+        if (!first) out.push(',');
+        first = false;
+        out.push(controlAffected(framework, control));
+      }
+    }
+    const overlap = `One fix closes ${gap.control_count} control gaps across ${frameworks.join(', ')}: ${remediation_hint}`;
+    out.push('],"remediation_overlap":', JSON.stringify(overlap), '}');
+  });
+  out.push(']');
+  return out.join('');
 }
 
 /** An object's members as JSON.stringify writes them, the object left open for the members written after them. */

@@ -173,11 +173,12 @@ t.test('overall posture pools frameworks; cross-framework insights', async (t) =
   t.equal(outcome.overall.high_gaps, 2, 'A1 and B1 are high');
 
   t.equal(outcome.common_gaps.length, 1);
-  t.same(outcome.common_gaps[0].affects_frameworks, ['AAA', 'BBB']);
-  t.same(outcome.common_gaps[0].controls_affected, [
-    { framework: 'AAA', control_id: 'A1' },
-    { framework: 'BBB', control_id: 'B1' },
+  t.equal(outcome.common_gaps[0].signal.id, 'S-PRIMARY');
+  t.same(outcome.common_gaps[0].affects, [
+    { framework: 'AAA', controls: ['A1'] },
+    { framework: 'BBB', controls: ['B1'] },
   ]);
+  t.equal(outcome.common_gaps[0].control_count, 2);
   const ab = outcome.synergies.find((s) => s.primary_framework === 'AAA' && s.synergy_with === 'BBB')!;
   // AAA controls with mappings ≥ 0.7: A1, A2, A4 (A3 is 0.5). Sharing a signal with BBB: A1, A4.
   t.equal(ab.overlap_percentage, 66.7);

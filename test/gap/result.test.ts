@@ -63,6 +63,12 @@ for (let mask = 0; mask < 1 << flags.length; mask++) {
     }
     t.equal(result.data.cross_framework.common_gaps.length > 0, options.include_cross_framework, 'common gaps exactly when asked for');
     t.same(result.data.cross_framework_insights.common_gaps, result.data.cross_framework.common_gaps, 'one list of common gaps under both names');
+    for (const gap of result.data.cross_framework.common_gaps as Array<{ signal_id: string; description: string; affects_frameworks: string[]; controls_affected: Array<{ framework: string }>; remediation_overlap: string }>) {
+      const { title, remediation_hint } = registry.signal(gap.signal_id)!;
+      t.equal(gap.description, `${title} (${gap.signal_id}) opens gaps in ${gap.affects_frameworks.length} frameworks`, 'a common gap says what it opens');
+      t.same([...new Set(gap.controls_affected.map((c) => c.framework))], gap.affects_frameworks, 'its controls, framework by framework');
+      t.equal(gap.remediation_overlap, `One fix closes ${gap.controls_affected.length} control gaps across ${gap.affects_frameworks.join(', ')}: ${remediation_hint}`, 'and what one fix closes');
+    }
     const cited = new Set(gapsB.flatMap((gap) => (gap.findings as Array<{ finding_id: string }>).map((f) => f.finding_id)));
     t.ok(cited.has(findings[0].id), 'an id that needed escaping is cited as submitted');
     for (const gap of gapsB) {
