@@ -137,59 +137,48 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
 }
 
 /**
- * Registry text as JSON, escaped once per thread: control references are keyed by the index's
- * control object, step texts by the string itself (the index holds each once).
+ * Registry text as JSON, escaped once per thread and kept: control references keyed by the
+ * index's control object, step texts by the string itself (the index holds each once), evidence
+ * lists by the index's array, and the few mapping parts and framework–control pairs by their two
+ * values (nested maps: no key string built per lookup). `make` is a plain function, so a lookup
+ * allocates nothing.
  */
-const controlRefA = new WeakMap<object, string>();
-const controlRefB = new WeakMap<object, string>();
+function kept<K>(cache: { get(key: K): string | undefined; set(key: K, text: string): unknown }, key: K, make: (key: K) => string): string {
+  let text = cache.get(key);
+  if (text === undefined) cache.set(key, (text = make(key)));
+  return text;
+}
+
+function keptPair<A, B>(cache: Map<A, Map<B, string>>, first: A, second: B, make: (first: A, second: B) => string): string {
+  let bySecond = cache.get(first);
+  if (!bySecond) cache.set(first, (bySecond = new Map()));
+  let text = bySecond.get(second);
+  if (text === undefined) bySecond.set(second, (text = make(first, second)));
+  return text;
+}
+
+type Control = ControlAssessment['control'];
+const controlRefA = new WeakMap<Control, string>();
+const controlRefB = new WeakMap<Control, string>();
 const quotedSteps = new Map<string, string>();
-const quotedEvidence = new WeakMap<readonly string[], string>();
-
-function refA(control: ControlAssessment['control']): string {
-  let json = controlRefA.get(control);
-  if (json === undefined) controlRefA.set(control, (json = `{"control":${JSON.stringify({ id: control.id, title: control.title })},"status":`));
-  return json;
-}
-
-function refB(control: ControlAssessment['control']): string {
-  let json = controlRefB.get(control);
-  if (json === undefined) controlRefB.set(control, (json = `{"control":${JSON.stringify({ id: control.id, title: control.title, category: control.category })},"status":`));
-  return json;
-}
-
-function quotedStep(step: string): string {
-  let quoted = quotedSteps.get(step);
-  if (quoted === undefined) quotedSteps.set(step, (quoted = JSON.stringify(step)));
-  return quoted;
-}
-
-function evidenceJson(evidence: readonly string[]): string {
-  let json = quotedEvidence.get(evidence);
-  if (json === undefined) quotedEvidence.set(evidence, (json = `,"evidence_requirements":${JSON.stringify(evidence)}`));
-  return json;
-}
-
-/** A cited finding's mapping, `,"relationship":…,"confidence":…}`: a few distinct ones, each written once per thread. */
+const evidenceLists = new WeakMap<readonly string[], string>();
+/** A cited finding's mapping, `,"relationship":…,"confidence":…}`. */
 const mappingTails = new Map<string, Map<number, string>>();
-
-function mappingTail(relationship: string, confidence: number): string {
-  let byConfidence = mappingTails.get(relationship);
-  if (!byConfidence) mappingTails.set(relationship, (byConfidence = new Map()));
-  let tail = byConfidence.get(confidence);
-  if (tail === undefined) byConfidence.set(confidence, (tail = `,"relationship":${word(relationship)},"confidence":${confidence}}`));
-  return tail;
-}
-
-/** `{"framework":…,"control_id":…}`, as a common gap names each control: written once per thread. */
+/** `{"framework":…,"control_id":…}`, as a common gap names each control. */
 const controlsAffected = new Map<string, Map<string, string>>();
 
-function controlAffected(framework: string, controlId: string): string {
-  let byControl = controlsAffected.get(framework);
-  if (!byControl) controlsAffected.set(framework, (byControl = new Map()));
-  let json = byControl.get(controlId);
-  if (json === undefined) byControl.set(controlId, (json = JSON.stringify({ framework, control_id: controlId })));
-  return json;
-}
+const writeRefA = (control: Control) => `{"control":${JSON.stringify({ id: control.id, title: control.title })},"status":`;
+const writeRefB = (control: Control) => `{"control":${JSON.stringify({ id: control.id, title: control.title, category: control.category })},"status":`;
+const writeEvidence = (evidence: readonly string[]) => `,"evidence_requirements":${JSON.stringify(evidence)}`;
+const writeMappingTail = (relationship: string, confidence: number) => `,"relationship":${word(relationship)},"confidence":${confidence}}`;
+const writeControlAffected = (framework: string, controlId: string) => JSON.stringify({ framework, control_id: controlId });
+
+const refA = (control: Control) => kept(controlRefA, control, writeRefA);
+const refB = (control: Control) => kept(controlRefB, control, writeRefB);
+const quotedStep = (step: string) => kept(quotedSteps, step, JSON.stringify);
+const evidenceJson = (evidence: readonly string[]) => kept(evidenceLists, evidence, writeEvidence);
+const mappingTail = (relationship: string, confidence: number) => keptPair(mappingTails, relationship, confidence, writeMappingTail);
+const controlAffected = (framework: string, controlId: string) => keptPair(controlsAffected, framework, controlId, writeControlAffected);
 
 /** The common gaps as JSON text, made once and placed under both variants' names. */
 function commonGapsJson(gaps: readonly CommonGap[]): string {
