@@ -226,7 +226,7 @@ class ResultWriter {
   /** A finding as gaps cite it, without the closing brace: `{"finding_id":…,"signal_id":…,"finding_status":…`. */
   private readonly citations = new Map<Finding, string>();
   /** A gap's remediation after its priority (`"effort":…,"guidance":…,"steps":[…]}`), for Variant A then B. */
-  private readonly remediationTails = new Map<ControlAssessment, string>();
+  private readonly remediationTails = new Map<Remediation, string>();
 
   variantAFramework(framework: FrameworkOutcome, first: boolean): void {
     const { out } = this;
@@ -241,7 +241,7 @@ class ResultWriter {
     framework.gaps.forEach((gap, i) => {
       if (i) out.push(',');
       out.push(refA(gap.control), `${word(gap.status)},"confidence":${gap.confidence},"severity":${word(gap.severity)}`);
-      if (gap.remediation) out.push(`,"remediation":{"priority":${gap.remediation.priority},`, this.remediationTail(gap, gap.remediation));
+      if (gap.remediation) out.push(`,"remediation":{"priority":${gap.remediation.priority},`, this.remediationTail(gap.remediation));
       if (gap.evidence) out.push(evidenceJson(gap.evidence));
       out.push('}');
     });
@@ -274,7 +274,7 @@ class ResultWriter {
       });
       // Indices into data.resources: the assets the gap's findings name, so a report can trace it.
       out.push(`],"resources":[${this.resources.ofGap(gap).join(',')}]`);
-      if (gap.remediation) out.push(`,"remediation":{"priority":${word(gap.remediation.priority_label)},"priority_rank":${gap.remediation.priority},`, this.remediationTail(gap, gap.remediation));
+      if (gap.remediation) out.push(`,"remediation":{"priority":${word(gap.remediation.priority_label)},"priority_rank":${gap.remediation.priority},`, this.remediationTail(gap.remediation));
       if (gap.evidence) out.push(evidenceJson(gap.evidence));
       out.push('}');
     });
@@ -292,23 +292,18 @@ class ResultWriter {
   }
 
   private citation(finding: Finding): string {
-    let json = this.citations.get(finding);
-    if (json === undefined) {
-      json = `{"finding_id":${JSON.stringify(finding.id)},"signal_id":${JSON.stringify(finding.signal_id)},"finding_status":${word(finding.status)}`;
-      this.citations.set(finding, json);
-    }
-    return json;
+    return kept(this.citations, finding, writeCitation);
   }
 
-  private remediationTail(gap: ControlAssessment, { effort, guidance, steps }: Remediation): string {
-    let tail = this.remediationTails.get(gap);
-    if (tail === undefined) {
-      tail = `"effort":${word(effort)},"guidance":${JSON.stringify(guidance)},"steps":[${steps.map(quotedStep).join(',')}]}`;
-      this.remediationTails.set(gap, tail);
-    }
-    return tail;
+  private remediationTail(remediation: Remediation): string {
+    return kept(this.remediationTails, remediation, writeRemediationTail);
   }
 }
+
+const writeCitation = (finding: Finding) =>
+  `{"finding_id":${JSON.stringify(finding.id)},"signal_id":${JSON.stringify(finding.signal_id)},"finding_status":${word(finding.status)}`;
+const writeRemediationTail = ({ effort, guidance, steps }: Remediation) =>
+  `"effort":${word(effort)},"guidance":${JSON.stringify(guidance)},"steps":[${steps.map(quotedStep).join(',')}]}`;
 
 export type StoredFrameworkPosture = Data['by_framework'][string]['posture'];
 
