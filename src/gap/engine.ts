@@ -41,15 +41,23 @@ export interface GapRegistry {
   framework(code: string): { code: string; name: string; version: string; control_count: number } | undefined;
   control(framework: string, id: string): { id: string; title: string; category: string; guidance: string; evidence: string[] } | undefined;
   controls(framework: string): ReadonlyArray<{ id: string; mapped_signals: ReadonlyArray<{ signal_id: string; confidence: number }> }>;
-  /** The signal's remediation steps (its finding templates' steps, or its hint), trimmed, with a case-folded key for de-duplication. */
-  remediationSteps(signalId: string): ReadonlyArray<RemediationStep>;
+  /** The signal's remediation steps (its finding templates' steps, or its hint), as `remediationStepsFrom` splits them. */
+  remediationSteps(signalId: string): SignalRemediation;
 }
 
 export interface RemediationStep {
   text: string;
   key: string;
-  /** "Re-run the <platform> scan and confirm…": a check that the fix worked, not a fix. */
-  verification: boolean;
+}
+
+/**
+ * A signal's steps, split once: its fixes, trimmed, with a case-folded key to spot repeats across
+ * signals; and whether it had a re-scan check ("Re-run the <platform> scan and confirm…"), a
+ * check that the fix worked rather than a fix.
+ */
+export interface SignalRemediation {
+  fixes: RemediationStep[];
+  rescanCheck: boolean;
 }
 
 /**
@@ -60,10 +68,13 @@ export interface RemediationStep {
 const VERIFICATION_STEP = /^re-run the .+ scan and confirm the mapped rules now pass\.$/i;
 export const VERIFICATION_STEP_TEXT = 'Re-run the scans that reported these findings and confirm the mapped rules now pass.';
 
-/** Steps as the engine uses them: trimmed text, a case-folded key to spot repeats across signals, and whether the step is a re-scan check. */
-export function remediationStepsFrom(templateSteps: readonly string[], hint: string): RemediationStep[] {
-  const texts = templateSteps.length ? templateSteps : [hint];
-  return texts.map((step) => step.trim()).map((text) => ({ text, key: text.toLowerCase(), verification: VERIFICATION_STEP.test(text) }));
+/** Steps as the engine uses them: the fixes and whether there was a re-scan check (SignalRemediation). */
+export function remediationStepsFrom(templateSteps: readonly string[], hint: string): SignalRemediation {
+  const texts = (templateSteps.length ? templateSteps : [hint]).map((step) => step.trim());
+  return {
+    fixes: texts.filter((text) => !VERIFICATION_STEP.test(text)).map((text) => ({ text, key: text.toLowerCase() })),
+    rescanCheck: texts.some((text) => VERIFICATION_STEP.test(text)),
+  };
 }
 
 type SignalFacts = NonNullable<ReturnType<GapRegistry['signal']>>;
@@ -89,8 +100,6 @@ interface AnalysisSignal {
   effortRank: number;
   /** The gap whose remediation last counted it: a mark, where a Set per gap cost a hash per reach. */
   countedFor?: ControlAssessment;
-  /** Its remediation steps split into fixes and whether a re-scan check is among them; made on first use. */
-  steps?: { fixes: RemediationStep[]; rescanCheck: boolean };
 }
 
 interface Reach extends Evidence {
@@ -362,14 +371,6 @@ function controlRanks(registry: GapRegistry, framework: string): Map<string, num
 /** A gap reached by hundreds of findings would otherwise list hundreds of steps. */
 export const MAX_REMEDIATION_STEPS = 6;
 
-function stepsOf(registry: GapRegistry, signal: AnalysisSignal): NonNullable<AnalysisSignal['steps']> {
-  if (!signal.steps) {
-    const steps = registry.remediationSteps(signal.facts.id);
-    signal.steps = { fixes: steps.filter((step) => !step.verification), rescanCheck: steps.some((step) => step.verification) };
-  }
-  return signal.steps;
-}
-
 function remediationFor(registry: GapRegistry, gap: ControlAssessment): Remediation {
   // Most severe signals first, so their steps come first when the list is cut.
   const signals: AnalysisSignal[] = [];
@@ -391,7 +392,7 @@ function remediationFor(registry: GapRegistry, gap: ControlAssessment): Remediat
       effortRank = signal.effortRank;
       effort = signal.facts.effort;
     }
-    const { fixes, rescanCheck: signalRescanCheck } = stepsOf(registry, signal);
+    const { fixes, rescanCheck: signalRescanCheck } = registry.remediationSteps(signal.facts.id);
     if (signalRescanCheck) rescanCheck = true;
     // Once the list is full, a signal can only raise the priority, the effort or the re-scan check.
     for (let i = 0; i < fixes.length && steps.length < MAX_REMEDIATION_STEPS; i++) {

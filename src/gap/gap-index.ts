@@ -1,5 +1,5 @@
 import type { Registry } from '../registry/registry.js';
-import { remediationStepsFrom, type GapRegistry, type RemediationStep } from './engine.js';
+import { remediationStepsFrom, type GapRegistry, type SignalRemediation } from './engine.js';
 import type { Effort } from './scoring.js';
 import { SEVERITY_RANK, type Severity } from '../core/vocabulary.js';
 
@@ -86,7 +86,7 @@ export function gapFactsOf(registry: GapSource): GapFacts {
 export class GapIndex implements GapRegistry {
   private readonly signals = new Map<string, SignalFacts>();
   private readonly mappings = new Map<string, MappingFacts[]>();
-  private readonly steps = new Map<string, RemediationStep[]>();
+  private readonly steps = new Map<string, SignalRemediation>();
   private readonly frameworks = new Map<string, FrameworkFacts>();
   private readonly controlFacts = new Map<string, Map<string, ControlFacts>>();
   private readonly controlSignals = new Map<string, ControlSignals[]>();
@@ -147,9 +147,11 @@ export class GapIndex implements GapRegistry {
   }
 
   remediationSteps(signalId: string) {
-    return this.steps.get(signalId) ?? [];
+    return this.steps.get(signalId) ?? NO_STEPS;
   }
 }
+
+const NO_STEPS: SignalRemediation = { fixes: [], rescanCheck: false };
 
 const indexes = new WeakMap<Registry, GapIndex>();
 

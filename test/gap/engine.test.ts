@@ -143,8 +143,8 @@ t.test('remediation: per-platform re-scan checks become one check, after the fix
   };
   const withChecks: GapRegistry = { ...registry, remediationSteps: (id) => remediationStepsFrom(templateSteps[id] ?? [], signals[id as keyof typeof signals].remediation_hint) };
   t.same(
-    remediationStepsFrom(templateSteps['S-PRIMARY'], '').map((s) => s.verification),
-    [false, true, false, true],
+    remediationStepsFrom(templateSteps['S-PRIMARY'], ''),
+    { fixes: [{ text: 'Fix one.', key: 'fix one.' }, { text: 'Fix two.', key: 'fix two.' }], rescanCheck: true },
     'a re-scan check is recognised by its wording',
   );
   const one = assess(withChecks, [finding('f1', 'S-PRIMARY', 'open')], ['AAA'], defaults).frameworks[0].gaps[0].remediation!;
