@@ -53,7 +53,46 @@ export interface TaskPool {
   /** Resolves when every thread has loaded its modules, opened the registry and built its index. */
   readonly ready: Promise<void>;
   readonly isReady: boolean;
+  /** Memory of answers already sent, for workers to write later answers into. */
+  readonly answerBuffers: AnswerBuffers;
   close(): Promise<void>;
+}
+
+/** Buffers below this size are not kept: the cost they spare is small, and Node's shared pool slabs (8 KB) must never be handed on. */
+const ANSWER_BUFFER_MIN_BYTES = 64 * 1024;
+/** At most this many buffers and bytes are kept; beyond that a sent answer's memory is left to the collector. */
+const ANSWER_BUFFERS_MAX_COUNT = 4;
+const ANSWER_BUFFERS_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The memory of analysis answers the HTTP thread has sent and stored, given back to the workers
+ * to write later answers into. A worker's answer arrives as a transferred ArrayBuffer, memory
+ * outside the HTTP thread's heap that only its collector could free: V8 starts a full GC of
+ * that heap for every 64 MB of it (external memory pressure), and with 500-finding analyses
+ * back to back that was a mark-compact of the 80 MB heap every 0.8 s, 50 ms of marking on the
+ * thread that serves every request. A buffer transferred back to a worker leaves the HTTP
+ * thread's account at once, and a worker that writes into it faults in no new pages
+ * (docs/benchmarks.md). The caller must give a buffer only once nothing reads it any more: the
+ * answer sent and stored.
+ */
+export class AnswerBuffers {
+  private readonly kept: ArrayBuffer[] = [];
+  private keptBytes = 0;
+
+  /** A kept buffer, no longer kept: the caller transfers it to a worker or gives it back. */
+  take(): ArrayBuffer | undefined {
+    const buffer = this.kept.pop();
+    if (buffer) this.keptBytes -= buffer.byteLength;
+    return buffer;
+  }
+
+  /** Keeps a buffer nothing reads any more, if it is worth keeping and there is room; a transferred (detached) one is ignored. */
+  give(buffer: ArrayBufferLike): void {
+    if (!(buffer instanceof ArrayBuffer) || buffer.byteLength < ANSWER_BUFFER_MIN_BYTES) return;
+    if (this.kept.length >= ANSWER_BUFFERS_MAX_COUNT || this.keptBytes + buffer.byteLength > ANSWER_BUFFERS_MAX_BYTES) return;
+    this.kept.push(buffer);
+    this.keptBytes += buffer.byteLength;
+  }
 }
 
 /** A worker thread's young generation (three semi-spaces of 64 MB): see createTaskPool. */
@@ -139,6 +178,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     get isReady() {
       return isReady;
     },
+    answerBuffers: new AnswerBuffers(),
     async run(task, input, transferList) {
       if (isFull()) throw busyError(options.queueLimit);
       // The budget counts from submission: time spent waiting for a thread is part of it.

@@ -27,9 +27,9 @@ import {
 const registry = Registry.open((workerData as { registryDir: string }).registryDir, { cacheEntries: 256, searchIndex: 'lazy' });
 gapIndexOf(registry);
 
-/** Marks a result so Piscina transfers `buffer` to the main thread instead of copying it. */
-function transferring<T>(value: T, buffer: ArrayBufferLike): T {
-  return Piscina.move({ [Piscina.transferableSymbol]: buffer, [Piscina.valueSymbol]: value } as never) as unknown as T;
+/** Marks a result so Piscina transfers `buffers` to the main thread instead of copying them. */
+function transferring<T>(value: T, ...buffers: ArrayBufferLike[]): T {
+  return Piscina.move({ [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: value } as never) as unknown as T;
 }
 
 /**
@@ -48,7 +48,9 @@ export function ready(): true {
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeRequest(registry, task);
-  return output.ok ? transferring(output, output.payload.buffer) : output;
+  const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer] : [];
+  if (output.unusedMemory) buffers.push(output.unusedMemory);
+  return buffers.length ? transferring(output, ...buffers) : output;
 }
 
 /** POST /v1/gap-analysis/compare of large analyses: parsing two stored results is the heavy part. */

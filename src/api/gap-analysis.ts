@@ -20,7 +20,18 @@ const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 async function runAnalysis(ctx: RouteContext, task: AnalyzeTask): Promise<AnalyzeOutput> {
   if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return analyze(ctx.services.registry, task);
   const owned = ownedBytes(task.body);
-  return ctx.services.pool.run('analyze', { ...task, body: owned }, [owned.buffer as ArrayBuffer]);
+  const { pool } = ctx.services;
+  const answerMemory = pool.answerBuffers.take();
+  try {
+    const output = await pool.run('analyze', { ...task, body: owned, answerMemory }, answerMemory ? [owned.buffer as ArrayBuffer, answerMemory] : [owned.buffer as ArrayBuffer]);
+    if (output.unusedMemory) pool.answerBuffers.give(output.unusedMemory);
+    return output;
+  } catch (error) {
+    // Refused before a thread took it (queue full, budget spent waiting), the memory is still ours;
+    // once transferred it reads as empty and is not kept.
+    if (answerMemory) pool.answerBuffers.give(answerMemory);
+    throw error;
+  }
 }
 
 /** Bytes that can be transferred to a worker: the body itself when it owns its memory; a pooled slice is copied first. */
@@ -65,8 +76,12 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
     payload,
     idempotent && idempotencyRecord(idempotent, account.name, id, 200, createdAt),
   );
+  const { answerBuffers } = services.pool;
   // A concurrent request with the same key stored first: answer as its retry would be answered.
-  if (!outcome.stored) return replay(ctx, idempotent!, outcome.existing);
+  if (!outcome.stored) {
+    answerBuffers.give(payload.buffer);
+    return replay(ctx, idempotent!, outcome.existing);
+  }
   services.metrics.analysisStored();
   const stored = performance.now();
   return {
@@ -78,6 +93,8 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
       'Server-Timing': `analysis;dur=${(analysed - started).toFixed(1)}, store;dur=${(stored - analysed).toFixed(1)}`,
     },
     file: payload,
+    // Stored (the store copies what it writes) and, once sent, read by nothing.
+    afterSend: () => answerBuffers.give(payload.buffer),
   };
 }
 

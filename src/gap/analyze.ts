@@ -13,6 +13,8 @@ export interface AnalyzeTask {
   tier: Tier;
   id: string;
   createdAt: string;
+  /** An earlier answer's memory to write this answer into, when it fits (src/pool.ts `AnswerBuffers`). */
+  answerMemory?: ArrayBuffer;
 }
 
 export interface AnalysisSummary {
@@ -23,10 +25,15 @@ export interface AnalysisSummary {
   high_gaps: number;
 }
 
-/** Errors cross the thread boundary as data, not as Error objects. */
-export type AnalyzeOutput =
+/**
+ * Errors cross the thread boundary as data, not as Error objects. `unusedMemory` is the task's
+ * `answerMemory` when the answer did not fit in it (or there was none), handed back with the
+ * output so that it is kept for a later answer rather than left to the worker's collector.
+ */
+export type AnalyzeOutput = (
   | { ok: true; payload: Uint8Array; summary: AnalysisSummary }
-  | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string } };
+  | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string } }
+) & { unusedMemory?: ArrayBuffer };
 
 /**
  * One gap analysis from raw request bytes to the serialized response: parse, validate, assess,
@@ -63,10 +70,12 @@ export function analyzeRequest(
         { id: task.id, createdAt: task.createdAt, registryVersion: registry.manifest.registry_version, startedAt: started, options: { ...request.options } },
         extraMeta,
       ),
+      task.answerMemory,
     );
     return {
       ok: true,
       payload,
+      unusedMemory: payload.buffer === task.answerMemory ? undefined : task.answerMemory,
       summary: {
         frameworks: request.frameworks,
         posture_status: outcome.overall.status,
@@ -76,7 +85,7 @@ export function analyzeRequest(
       },
     };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, error: { code: error.code, details: error.details, message: error.message } };
+    if (error instanceof ApiError) return { ok: false, error: { code: error.code, details: error.details, message: error.message }, unusedMemory: task.answerMemory };
     throw error;
   }
 }

@@ -41,6 +41,8 @@ export interface OutgoingResponse {
   /** More headers, rendered once (a kept registry answer's own); written after `headers`. */
   headerLines?: HeaderLines;
   body: Buffer | string | AsyncIterable<Buffer | string>;
+  /** Called by the adapter once, when nothing reads the body any more (FileReply.afterSend). */
+  afterSend?: () => void;
 }
 
 /**
@@ -316,17 +318,17 @@ export class Pipeline {
     const { body } = response;
     if (this.compressMinBytes === 0 || response.headers['Content-Encoding'] || !response.headers['Content-Type']?.startsWith('application/json')) return response;
     const headers: Record<string, string> = Object.assign({}, response.headers, { Vary: 'Accept-Encoding' });
-    const { status } = response;
-    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return { status, headers, body };
+    const { status, afterSend } = response;
+    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return { status, headers, body, afterSend };
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     const coding = bytes.length >= this.compressMinBytes ? chooseCoding(request.headers['accept-encoding']) : undefined;
-    if (!coding) return { status, headers, body: bytes };
+    if (!coding) return { status, headers, body: bytes, afterSend };
     headers['Content-Encoding'] = coding;
-    if (!headers.ETag) return { status, headers, body: await compress(bytes, coding, 'answer') };
+    if (!headers.ETag) return { status, headers, body: await compress(bytes, coding, 'answer'), afterSend };
     // A strong validator names one sequence of bytes: a registry answer is compressed as its kept
     // form is (same input, same settings, same output), whichever request compresses it first.
     headers.ETag = codedEtag(headers.ETag, coding);
-    return { status, headers, body: await compress(bytes, coding, 'kept') };
+    return { status, headers, body: await compress(bytes, coding, 'kept'), afterSend };
   }
 
   /** The admission with compression applied to whatever its run produces. */
@@ -421,6 +423,6 @@ export function errorResponse(error: ApiError, headers: Record<string, string>):
 function toResponse(reply: Reply, headers: Record<string, string>): OutgoingResponse {
   const status = reply.status ?? 200;
   if ('json' in reply) return { status, headers: Object.assign({}, headers, reply.headers, { 'Content-Type': JSON_TYPE }), body: JSON.stringify(reply.json) };
-  if ('file' in reply) return { status, headers: Object.assign({}, headers, reply.headers), body: reply.file };
+  if ('file' in reply) return { status, headers: Object.assign({}, headers, reply.headers), body: reply.file, afterSend: reply.afterSend };
   return { status, headers: Object.assign({}, headers, reply.headers), body: reply.stream };
 }

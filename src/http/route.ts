@@ -31,6 +31,8 @@ export interface FileReply {
   status?: number;
   headers: Record<string, string>;
   file: Buffer | string;
+  /** Called once, when nothing reads `file` any more: the answer written, or the client gone. */
+  afterSend?: () => void;
 }
 
 /** A file produced piece by piece: sent with chunked encoding and backpressure. */

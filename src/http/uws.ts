@@ -97,13 +97,29 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     // An answer in memory is written at once (inside this callback when admission answered it,
     // so without a promise); a large or streamed one resolves when uWS has taken its last byte.
     // `inHandler`: called from uWS's request callback, where uWS has corked the socket already.
+    // `afterSend` runs once uWS holds no reference to the body: written, failed, or the client gone.
     const deliver = (response: OutgoingResponse, inHandler = false) => {
+      const { afterSend } = response;
       try {
         // A 304 carries no body and no Content-Length of its own.
         const bytes = headOnly || response.status === 304 ? sendHead(res, state, response, inHandler) : send(res, state, response, log, inHandler);
-        if (typeof bytes === 'number') written(response.status, bytes);
-        else bytes.then((sent) => written(response.status, sent), unwritable);
+        if (typeof bytes === 'number') {
+          afterSend?.();
+          written(response.status, bytes);
+        } else {
+          bytes.then(
+            (sent) => {
+              afterSend?.();
+              written(response.status, sent);
+            },
+            (error: unknown) => {
+              afterSend?.();
+              unwritable(error);
+            },
+          );
+        }
       } catch (error) {
+        afterSend?.();
         unwritable(error);
       }
     };

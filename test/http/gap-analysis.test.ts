@@ -280,3 +280,34 @@ t.test('large analyses go through the worker pool; a full queue answers 503', as
   t.equal(busy?.body.error.code, 'service_busy');
   t.equal(busy?.headers.get('retry-after'), '1');
 });
+
+t.test('answers written into the memory of answers already sent are each whole, their own, and the ones stored', async (t) => {
+  const service = await startTestService({ env: { WORKERS: '1' } });
+  t.teardown(() => service.close());
+  const key = await service.key('enterprise');
+  const ids = testRegistry().signalIds();
+  // Above the inline size, so every one runs in the worker; sizes alternate so that answers land
+  // in larger memory than they need, and outgrow what they are given.
+  const bodyOf = (count: number) => ({ frameworks: ALL, findings: Array.from({ length: count }, (_, i) => finding(`n${count}-${i}`, ids[(i * 31) % ids.length])) });
+  const check = async (res: Awaited<ReturnType<typeof create>>, count: number, label: string) => {
+    t.equal(res.status, 200, label);
+    t.equal(res.body.data.summary.findings.submitted, count, `${label}: the answer to its own request`);
+    const stored = await call(service, 'GET', `/v1/gap-analysis/${res.body.data.id}`, { key });
+    t.equal(stored.text, res.text, `${label}: the stored answer is the one sent`);
+  };
+  for (const count of [900, 150, 400]) await check(await create(service, key, bodyOf(count)), count, `one at a time, ${count} findings`);
+  const { answerBuffers } = service.services.pool;
+  const kept = answerBuffers.take();
+  t.ok(kept && kept.byteLength > 0, 'a sent answer leaves its memory to the pool');
+  answerBuffers.give(kept!);
+
+  const counts = [700, 120, 1000, 60, 300, 850, 200, 500];
+  // Some compressed (the answer is read again after the store, by the compressor), some not.
+  const answers = await Promise.all(
+    counts.map((count, i) => {
+      const headers: Record<string, string> = i % 3 === 0 ? { 'accept-encoding': 'gzip' } : {};
+      return call(service, 'POST', '/v1/gap-analysis', { key, body: bodyOf(count), headers });
+    }),
+  );
+  for (const [i, res] of answers.entries()) await check(res, counts[i], `${counts[i]} findings, eight at once`);
+});

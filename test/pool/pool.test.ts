@@ -1,6 +1,6 @@
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { createTaskPool, type TaskName } from '../../src/pool.js';
+import { AnswerBuffers, createTaskPool, type TaskName } from '../../src/pool.js';
 import { ApiError } from '../../src/core/errors.js';
 
 // The production table types the pool; these tests drive a module of their own through it.
@@ -72,4 +72,21 @@ t.test('a full queue refuses at once with service_busy, and /readyz sees it', as
   t.ok(outcomes.every((o) => o.status === 'rejected' && (o.reason as ApiError).code === 'task_timeout'), 'every stuck task times out');
   t.equal(await echoOnceRecovered(5), 5, 'the pool serves again');
   t.equal(pool.health.ready, true);
+});
+
+t.test('answer buffers: kept up to a count and a size, the small and the transferred ignored, last in first out', async (t) => {
+  const buffers = new AnswerBuffers();
+  t.equal(buffers.take(), undefined, 'none at first');
+  buffers.give(new ArrayBuffer(1024));
+  t.equal(buffers.take(), undefined, 'a small buffer is not kept');
+  const transferred = new ArrayBuffer(1 << 20);
+  structuredClone(transferred, { transfer: [transferred] });
+  buffers.give(transferred);
+  t.equal(buffers.take(), undefined, 'a transferred buffer is not kept');
+  const sizes = [1, 2, 3, 4, 5].map((mb) => mb << 20);
+  for (const size of sizes) buffers.give(new ArrayBuffer(size));
+  t.same([buffers.take(), buffers.take(), buffers.take(), buffers.take(), buffers.take()].map((b) => b?.byteLength), [4 << 20, 3 << 20, 2 << 20, 1 << 20, undefined], 'four kept, the last given first');
+  buffers.give(new ArrayBuffer(40 << 20));
+  buffers.give(new ArrayBuffer(30 << 20));
+  t.same([buffers.take()?.byteLength, buffers.take()], [40 << 20, undefined], 'no more than 64 MB kept');
 });
