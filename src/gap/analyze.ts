@@ -27,8 +27,9 @@ export interface AnalysisSummary {
 
 /**
  * Errors cross the thread boundary as data, not as Error objects. `unusedMemory` is the task's
- * `answerMemory` when the answer did not fit in it (or there was none), handed back with the
- * output so that it is kept for a later answer rather than left to the worker's collector.
+ * `answerMemory` when no answer was written into it (the answer did not fit, or the request was
+ * refused), handed back with the output so that it is kept for a later answer rather than left
+ * to the worker's collector.
  */
 export type AnalyzeOutput = (
   | { ok: true; payload: Uint8Array; summary: AnalysisSummary }
