@@ -107,16 +107,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
           afterSend?.();
           written(response.status, bytes);
         } else {
-          bytes.then(
-            (sent) => {
-              afterSend?.();
-              written(response.status, sent);
-            },
-            (error: unknown) => {
-              afterSend?.();
-              unwritable(error);
-            },
-          );
+          bytes.finally(() => afterSend?.()).then((sent) => written(response.status, sent), unwritable);
         }
       } catch (error) {
         afterSend?.();
