@@ -23,8 +23,8 @@ export interface Config {
   redisUrl?: string;
   /** How long a rate-limit call to Redis may take before the node counts on its own. */
   redisTimeoutMs: number;
-  /** One JSON line per request at level info (ACCESS_LOG=off turns them off). */
-  accessLog: boolean;
+  /** Access lines at level info: one per request (`on`), only for answers with status 400 or over (`errors`), or none (`off`). */
+  accessLog: AccessLogMode;
   /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open like /healthz. */
   metricsToken?: string;
   /** JSON bodies of at least this many bytes are compressed when the client accepts gzip or br (0: never). */
@@ -39,13 +39,17 @@ export class ConfigError extends Error {
   }
 }
 
-function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'on' || raw === 'true' || raw === '1') return true;
-  if (raw === 'off' || raw === 'false' || raw === '0') return false;
-  problems.push(`${name}=${JSON.stringify(env[name])} is not on or off`);
-  return fallback;
+const ACCESS_LOG_MODES = ['on', 'errors', 'off'] as const;
+export type AccessLogMode = (typeof ACCESS_LOG_MODES)[number];
+
+/** ACCESS_LOG: on (also true, 1), errors, or off (also false, 0). */
+function accessLogMode(env: NodeJS.ProcessEnv, problems: string[]): AccessLogMode {
+  const raw = env.ACCESS_LOG?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || raw === 'on' || raw === 'true' || raw === '1') return 'on';
+  if (raw === 'off' || raw === 'false' || raw === '0') return 'off';
+  if (raw === 'errors') return 'errors';
+  problems.push(`ACCESS_LOG=${JSON.stringify(env.ACCESS_LOG)} is not one of ${ACCESS_LOG_MODES.join(', ')}`);
+  return 'on';
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
@@ -100,7 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 250, 10, 60_000, problems),
-    accessLog: onOff(env, 'ACCESS_LOG', true, problems),
+    accessLog: accessLogMode(env, problems),
     metricsToken: env.METRICS_TOKEN || undefined,
     compressMinBytes: integer(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024, problems),
   };

@@ -88,6 +88,8 @@ export class Pipeline {
   private readonly rateSubjects = new WeakMap<Account, string>();
   private readonly log: Logger;
   private readonly accessLog: AccessLog | undefined;
+  /** ACCESS_LOG=errors: a line only for an answer with status 400 or over (499 included). */
+  private readonly accessLogErrorsOnly: boolean;
   /** JSON answers from this size on are compressed for clients that accept it; 0: never. */
   private readonly compressMinBytes: number;
   shuttingDown = false;
@@ -99,7 +101,8 @@ export class Pipeline {
     this.addressLimiter = limiters?.addresses ?? new MemoryRateLimiter(() => services.now().getTime(), ADDRESS_LIMITER_CAPACITY);
     this.answers = new RegistryAnswerCache(services.registry.manifest.content_hash, services.config.registryCacheBytes);
     this.log = services.log;
-    this.accessLog = services.config.accessLog ? accessLogWriter(services.log) : undefined;
+    this.accessLog = services.config.accessLog === 'off' ? undefined : accessLogWriter(services.log);
+    this.accessLogErrorsOnly = services.config.accessLog === 'errors';
     this.compressMinBytes = services.config.compressMinBytes;
     for (const route of routes) {
       this.prepared.set(route, {
@@ -122,6 +125,7 @@ export class Pipeline {
     const trace = request.trace;
     const route = trace?.route ?? 'unmatched';
     this.services.metrics.requestAnswered(request.method, route, status, seconds);
+    if (this.accessLogErrorsOnly && status < 400) return;
     this.accessLog?.write({ requestId: trace?.requestId, method: request.method, route, path: request.url, status, durationMs: Math.round(seconds * 1e5) / 100, bytes, account: trace?.account });
   }
 

@@ -127,6 +127,30 @@ t.test('ACCESS_LOG=off writes no access lines', async (t) => {
   t.notOk(child.output().includes('"log":"access"'));
 });
 
+t.test('ACCESS_LOG=errors writes lines only for answers with status 400 or over', async (t) => {
+  const dataDir = tempDataDir(t);
+  const key = await keyInDataDir(dataDir, 'error-logger');
+  const child = await startChildService({ DATA_DIR: dataDir, ACCESS_LOG: 'errors' });
+  t.teardown(() => child.stop());
+  const answered = await fetch(`${child.url}/v1/signals?per_page=2`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'served-fine' } });
+  t.equal(answered.status, 200);
+  await answered.arrayBuffer();
+  const missing = await fetch(`${child.url}/v1/signals/NO-SUCH-SIGNAL`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'not-there' } });
+  t.equal(missing.status, 404);
+  await missing.arrayBuffer();
+  let lines: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < 50 && lines.length < 1; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    lines = child
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"log":"access"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+  t.match(lines, [{ request_id: 'not-there', status: 404, account: 'error-logger' }], 'the 404 is logged');
+  t.notOk(child.output().includes('served-fine'), 'the 200 is not');
+});
+
 t.test('an access line is the JSON pino writes for the same entry, whatever the client sent', async (t) => {
   const hostile = ['/v1/signals/"quoted"', '/v1/a\\b', '/v1/\u0001\u001f\n', '/v1/é/✓/\ud83d\ude00', '/v1/</script>'];
   for (const path of hostile) {

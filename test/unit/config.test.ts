@@ -27,6 +27,19 @@ t.test('every bad value is named, all at once', async (t) => {
   }
 });
 
+t.test('ACCESS_LOG: on, errors or off, and the words for on and off', async (t) => {
+  t.equal(loadConfig({}).accessLog, 'on');
+  for (const word of ['on', 'ON', 'true', '1', ' on ']) t.equal(loadConfig({ ACCESS_LOG: word }).accessLog, 'on', word);
+  for (const word of ['off', 'false', '0']) t.equal(loadConfig({ ACCESS_LOG: word }).accessLog, 'off', word);
+  t.equal(loadConfig({ ACCESS_LOG: 'Errors' }).accessLog, 'errors');
+  try {
+    loadConfig({ ACCESS_LOG: 'sometimes' });
+    t.fail('should throw');
+  } catch (error) {
+    t.same((error as ConfigError).problems, ['ACCESS_LOG="sometimes" is not one of on, errors, off']);
+  }
+});
+
 t.test('the server refuses to start on a bad value, with the message on stderr', async (t) => {
   const { spawnSync } = await import('node:child_process');
   const { join } = await import('node:path');
