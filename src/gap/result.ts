@@ -81,8 +81,11 @@ class ResourceTable {
  * less garbage (9.3 MB allocated instead of 11.3; docs/benchmarks.md). The shape is the schema's:
  * a test checks every result against it with no member missing or extra, for each combination of
  * options.
+ *
+ * The text comes as consecutive pieces (`resultTextPieces`), not one string, for the memory they
+ * are made in; the caller writes them into the answer's bytes one after the other.
  */
-export function resultJson(outcome: AnalysisOutcome, context: ResultContext, extraMeta: Record<string, unknown> = {}): string {
+export function resultJson(outcome: AnalysisOutcome, context: ResultContext, extraMeta: Record<string, unknown> = {}): string[] {
   const { overall } = outcome;
   const summary: Data['summary'] = {
     overall_posture: overall.status,
@@ -132,8 +135,43 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
     JSON.stringify({ ...meta, ...extraMeta }),
     '}',
   );
-  // One join at the end: each byte is copied once, not again at every level of nesting.
-  return out.join('');
+  // Joined into pieces at the end: each byte is copied once, not again at every level of nesting.
+  return resultTextPieces(out);
+}
+
+/**
+ * Pieces of at most about this many UTF-16 units: V8 makes a string of more than 128 KB in its
+ * large-object space, in pages mapped for it alone, so the answer joined into one string (1.8 MB
+ * for 500 findings) took some 450 page faults to write and gave its pages back at the next GC,
+ * every analysis: 0.5 ms of system time of its 10–12 ms (docs/benchmarks.md, session 10). Pieces
+ * of this size are made in the young generation, whose pages stay mapped.
+ */
+const RESULT_PIECE_UNITS = 32 * 1024;
+/**
+ * Above this size the answer is joined into one string after all. Its pieces would all be alive
+ * until the last is written, in the young generation, and a scavenge in between copies them:
+ * in pieces, a 10,000-finding answer (20 MB) took 15–23 ms longer to write.
+ */
+const PIECED_RESULT_MAX_UNITS = 4 * 1024 * 1024;
+
+/** The parts joined in order into pieces of about RESULT_PIECE_UNITS (a larger part is a piece of its own size). */
+function resultTextPieces(parts: readonly string[]): string[] {
+  let total = 0;
+  for (const part of parts) total += part.length;
+  if (total > PIECED_RESULT_MAX_UNITS) return [parts.join('')];
+  const pieces: string[] = [];
+  let from = 0;
+  let units = 0;
+  for (let i = 0; i < parts.length; i++) {
+    units += parts[i].length;
+    if (units >= RESULT_PIECE_UNITS) {
+      pieces.push(parts.slice(from, i + 1).join(''));
+      from = i + 1;
+      units = 0;
+    }
+  }
+  if (from < parts.length) pieces.push(parts.slice(from).join(''));
+  return pieces;
 }
 
 /**
