@@ -121,12 +121,12 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
     registry_version: context.registryVersion,
     processing_time_ms: Math.round(performance.now() - context.startedAt),
   };
+  // Variant A names only common_gaps here; the synergies are in the Variant B object.
+  out.push('},"cross_framework_insights":{"common_gaps":');
+  appendParts(out, commonGaps);
+  out.push('},"cross_framework":{"common_gaps":');
+  appendParts(out, commonGaps);
   out.push(
-    // Variant A names only common_gaps here; the synergies are in the Variant B object.
-    '},"cross_framework_insights":{"common_gaps":',
-    commonGaps,
-    '},"cross_framework":{"common_gaps":',
-    commonGaps,
     ',"framework_synergies":',
     JSON.stringify(outcome.synergies),
     '},"resources":',
@@ -218,8 +218,12 @@ const evidenceJson = (evidence: readonly string[]) => kept(evidenceLists, eviden
 const mappingTail = (relationship: string, confidence: number) => keptPair(mappingTails, relationship, confidence, writeMappingTail);
 const controlAffected = (framework: string, controlId: string) => keptPair(controlsAffected, framework, controlId, writeControlAffected);
 
-/** The common gaps as JSON text, made once and placed under both variants' names. */
-function commonGapsJson(gaps: readonly CommonGap[]): string {
+/**
+ * The common gaps as parts of JSON text, made once and placed under both variants' names. Left as
+ * parts, not joined: joined, they were one string in V8's large-object space (217 KB for 500
+ * findings), whose pages are new every analysis.
+ */
+function commonGapsJson(gaps: readonly CommonGap[]): string[] {
   const out = ['['];
   gaps.forEach((gap, i) => {
     const { id, title, remediation_hint } = gap.signal;
@@ -245,7 +249,12 @@ function commonGapsJson(gaps: readonly CommonGap[]): string {
     out.push('],"remediation_overlap":', JSON.stringify(overlap), '}');
   });
   out.push(']');
-  return out.join('');
+  return out;
+}
+
+/** Appends `parts` one by one: a spread into push() passes each as an argument, too many for the stack at 10,000 findings. */
+function appendParts(out: string[], parts: readonly string[]): void {
+  for (const part of parts) out.push(part);
 }
 
 /** An object's members as JSON.stringify writes them, the object left open for the members written after them. */
