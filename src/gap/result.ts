@@ -154,7 +154,7 @@ const RESULT_PIECE_UNITS = 32 * 1024;
  */
 const PIECED_RESULT_MAX_UNITS = 4 * 1024 * 1024;
 
-/** The parts joined in order into pieces of about RESULT_PIECE_UNITS (a larger part is a piece of its own size). */
+/** The parts joined in order into pieces of about RESULT_PIECE_UNITS: a piece ends with the part that reaches the size. */
 function resultTextPieces(parts: readonly string[]): string[] {
   let total = 0;
   for (const part of parts) total += part.length;
