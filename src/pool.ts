@@ -5,6 +5,7 @@ import { projectRoot } from './paths.js';
 import { ApiError, busyError } from './core/errors.js';
 import type { AnalyzeOutput, AnalyzeTask } from './gap/analyze.js';
 import type { CompareOutcome, CompareTask } from './gap/compare.js';
+import type { DataMemberSpans } from './gap/variant.js';
 import type { BatchOutcome, ValidateBatchTask } from './validation/validator.js';
 import type { RenderExportTask } from './schemas/export.js';
 import type { ImportAnalysisTask, ImportFindingsOutput, ImportFindingsTask } from './ingest/import.js';
@@ -21,6 +22,7 @@ export interface WorkerTasks {
   renderExport: { input: RenderExportTask; output: Uint8Array };
   importFindings: { input: ImportFindingsTask; output: ImportFindingsOutput };
   importAnalysis: { input: ImportAnalysisTask; output: AnalyzeOutput };
+  dataMemberSpans: { input: { payload: Uint8Array }; output: DataMemberSpans };
 }
 
 export type TaskName = keyof WorkerTasks;

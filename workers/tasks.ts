@@ -10,6 +10,7 @@ import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from 
 import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src/validation/validator.js';
 import { gapIndexOf } from '../src/gap/gap-index.js';
 import { compareStored, type CompareOutcome, type CompareTask } from '../src/gap/compare.js';
+import { scanMemberSpans, type DataMemberSpans } from '../src/gap/variant.js';
 import { registryControls, registryEvidence } from '../src/export/model.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
 import type { TaskModule } from '../src/pool.js';
@@ -104,4 +105,9 @@ export function importAnalysis(task: ImportAnalysisTask): AnalyzeOutput {
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
-({ ready, analyze, compare, validateBatch, renderExport, importFindings, importAnalysis }) satisfies TaskModule;
+/** GET /v1/gap-analysis/:id?variant= of an analysis stored before its member spans were kept: a read of every byte. */
+export function dataMemberSpans(task: { payload: Uint8Array }): DataMemberSpans {
+  return scanMemberSpans(task.payload);
+}
+
+({ ready, analyze, compare, validateBatch, renderExport, importFindings, importAnalysis, dataMemberSpans }) satisfies TaskModule;

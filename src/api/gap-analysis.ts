@@ -10,6 +10,8 @@ import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } 
 import { AnalysisListData, AnalysisListMeta, AnalysisResultData, AnalysisResultMeta, ComparisonData, VersionOnlyMeta } from '../schemas/gap-result.js';
 import { expiryOf, newAnalysisId } from '../store/analyses.js';
 import { idempotencyRecord, idempotentRequest, replay } from './idempotency.js';
+import { requestedVariant, storedInVariant, VariantQuery } from './result-variant.js';
+import { resultInVariant } from '../gap/variant.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
 
 /** Below this body size an analysis runs on the main thread: the hop to a worker costs more (bench/README). */
@@ -72,6 +74,7 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
       expires_at: expiresAt.toISOString(),
       status: 'completed',
       ...output.summary,
+      data_members: output.dataMembers,
     },
     payload,
     idempotent && idempotencyRecord(idempotent, account.name, id, 200, createdAt),
@@ -84,6 +87,7 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
   }
   services.metrics.analysisStored();
   const stored = performance.now();
+  const variant = requestedVariant(ctx);
   return {
     headers: {
       ...JSON_TYPE,
@@ -92,16 +96,18 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
       // included) and the durable write.
       'Server-Timing': `analysis;dur=${(analysed - started).toFixed(1)}, store;dur=${(stored - analysed).toFixed(1)}`,
     },
-    file: payload,
-    // Stored (the store copies what it writes) and, once sent, read by nothing.
+    file: variant ? resultInVariant(payload, output.dataMembers, variant) : payload,
+    // Stored (the store copies what it writes) and, once sent or cut into one variant, read by nothing.
     afterSend: () => answerBuffers.give(payload.buffer),
   };
 }
 
 async function get(ctx: RouteContext) {
   const stored = await ctx.services.analyses.get(ctx.params.id, ctx.account.name, ctx.services.now());
-  return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': stored.entry.expires_at }, file: stored.payload };
+  return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': stored.entry.expires_at }, file: await storedInVariant(ctx, stored) };
 }
+
+const ResultQuery = Type.Object(VariantQuery);
 
 const SummaryQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
@@ -186,6 +192,7 @@ export const gapAnalysisRoutes: Route[] = [
     tierError: 'GAP_TIER_REQUIRED',
     tag: 'gap-analysis',
     summary: 'Run a gap analysis over findings for one or more frameworks and store the result',
+    query: ResultQuery,
     body: CreateAnalysisBody,
     rawBody: true,
     bodyLimit: 'analysis',
@@ -230,10 +237,12 @@ export const gapAnalysisRoutes: Route[] = [
     tierError: 'GAP_TIER_REQUIRED',
     tag: 'gap-analysis',
     summary: 'Retrieve a stored analysis in the same shape as its creation',
+    query: ResultQuery,
     response: AnalysisResultData,
     meta: AnalysisResultMeta,
     headers: ['X-Analysis-Expires-At'],
-    errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED'],
+    // The pool reads the member spans of an analysis stored before they were kept (?variant).
+    errors: ['GAP_NOT_FOUND', 'GAP_EXPIRED', 'GAP_TIER_REQUIRED', 'service_busy', 'task_timeout'],
     handler: get,
   },
 ];

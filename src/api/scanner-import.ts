@@ -11,6 +11,7 @@ import type { AnalyzeOutput } from '../gap/analyze.js';
 import { AnalysisImportMeta, FindingsImportData, FindingsImportMeta, ScanFormatChoice } from '../schemas/ingest.js';
 import { AnalysisResultData } from '../schemas/gap-result.js';
 import { INLINE_ANALYSIS_MAX_BYTES, ownedBytes, runAndStore } from './gap-analysis.js';
+import { VariantQuery } from './result-variant.js';
 import type { FormatChoice } from '../ingest/read.js';
 import type { AnalysisOptions } from '../gap/engine.js';
 
@@ -44,6 +45,7 @@ const AnalysisImportQuery = Type.Object({
   include_remediation: Type.Optional(Type.Boolean()),
   include_evidence_requirements: Type.Optional(Type.Boolean()),
   include_cross_framework: Type.Optional(Type.Boolean()),
+  ...VariantQuery,
 });
 
 async function runImportFindings(ctx: RouteContext, task: ImportFindingsTask): Promise<ImportFindingsOutput> {
@@ -66,8 +68,9 @@ async function findingsImport(ctx: RouteContext) {
 }
 
 async function analysisImport(ctx: RouteContext) {
-  const query = ctx.query as { format: FormatChoice; frameworks: string[] } & Partial<AnalysisOptions>;
-  const { format, frameworks, ...options } = query;
+  const query = ctx.query as { format: FormatChoice; frameworks: string[]; variant?: string } & Partial<AnalysisOptions>;
+  // `variant` shapes the answer (runAndStore reads it from the query), not the analysis.
+  const { format, frameworks, variant: _variant, ...options } = query;
   return runAndStore(ctx, (id, createdAt) =>
     runImportAnalysis(ctx, {
       body: ctx.rawBody ?? new Uint8Array(),

@@ -39,7 +39,7 @@ export function nestingBeyond(bytes: Uint8Array, limit = MAX_JSON_DEPTH): number
 }
 
 /** The offset of the quote that closes the string opened at `start`, or -1 when it never closes. */
-function endOfString(buffer: Buffer, start: number): number {
+export function endOfString(buffer: Buffer, start: number): number {
   let quote = buffer.indexOf(QUOTE, start + 1);
   while (quote > 0) {
     let backslashes = 0;
@@ -81,9 +81,9 @@ export function jsonBytes(value: unknown): Buffer {
  * `jsonBytes` makes them: at the start of `memory` when the text fits there (an earlier answer's
  * memory, given back to a worker: src/pool.ts `AnswerBuffers`), else in new memory. Writing 1.8 MB
  * into memory already touched took 0.12 ms, into new memory 1.1 ms (its pages are faulted in as
- * they are written).
+ * they are written). `pieceEnds`, when given, receives the byte offset where each piece ends.
  */
-export function textBytes(text: string | readonly string[], memory?: ArrayBuffer): Buffer {
+export function textBytes(text: string | readonly string[], memory?: ArrayBuffer, pieceEnds?: number[]): Buffer {
   const pieces = typeof text === 'string' ? [text] : text;
   const lengths = pieces.map((piece) => Buffer.byteLength(piece));
   const length = lengths.reduce((sum, pieceLength) => sum + pieceLength, 0);
@@ -92,6 +92,7 @@ export function textBytes(text: string | readonly string[], memory?: ArrayBuffer
   pieces.forEach((piece, i) => {
     bytes.write(piece, offset);
     offset += lengths[i];
+    pieceEnds?.push(offset);
   });
   return bytes;
 }

@@ -7,6 +7,7 @@ import type { Registry } from '../registry/registry.js';
 import { validateAnalysisBody } from './request.js';
 import { parseJsonBody, textBytes } from '../core/json-body.js';
 import { resultJson } from './result.js';
+import { memberSpansOf, type DataMemberSpans } from './variant.js';
 
 export interface AnalyzeTask {
   body: Uint8Array;
@@ -32,7 +33,7 @@ export interface AnalysisSummary {
  * to the worker's collector.
  */
 export type AnalyzeOutput = (
-  | { ok: true; payload: Uint8Array; summary: AnalysisSummary }
+  | { ok: true; payload: Uint8Array; summary: AnalysisSummary; dataMembers: DataMemberSpans }
   | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string } }
 ) & { unusedMemory?: ArrayBuffer };
 
@@ -65,17 +66,17 @@ export function analyzeRequest(
       signal: (id) => index.signal(id),
     });
     const outcome = assess(index, request.findings, request.frameworks, request.options);
-    const payload = textBytes(
-      resultJson(
-        outcome,
-        { id: task.id, createdAt: task.createdAt, registryVersion: registry.manifest.registry_version, startedAt: started, options: { ...request.options } },
-        extraMeta,
-      ),
-      task.answerMemory,
+    const text = resultJson(
+      outcome,
+      { id: task.id, createdAt: task.createdAt, registryVersion: registry.manifest.registry_version, startedAt: started, options: { ...request.options } },
+      extraMeta,
     );
+    const pieceEnds: number[] = [];
+    const payload = textBytes(text.pieces, task.answerMemory, pieceEnds);
     return {
       ok: true,
       payload,
+      dataMembers: memberSpansOf(text.memberBoundaries, pieceEnds),
       unusedMemory: payload.buffer === task.answerMemory ? undefined : task.answerMemory,
       summary: {
         frameworks: request.frameworks,

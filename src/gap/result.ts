@@ -83,9 +83,11 @@ class ResourceTable {
  * options.
  *
  * The text comes as consecutive pieces (`resultTextPieces`), not one string, for the memory they
- * are made in; the caller writes them into the answer's bytes one after the other.
+ * are made in; the caller writes them into the answer's bytes one after the other. Each member of
+ * `data` starts and ends at a piece boundary (`memberBoundaries`), so that the caller can note
+ * where its bytes lie and answer one variant alone without parsing (src/gap/variant.ts).
  */
-export function resultJson(outcome: AnalysisOutcome, context: ResultContext, extraMeta: Record<string, unknown> = {}): string[] {
+export function resultJson(outcome: AnalysisOutcome, context: ResultContext, extraMeta: Record<string, unknown> = {}): ResultText {
   const { overall } = outcome;
   const summary: Data['summary'] = {
     overall_posture: overall.status,
@@ -98,22 +100,40 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
     high_risk_gaps: overall.high_gaps,
     findings: outcome.findings,
   };
-  const head: Pick<Data, 'analysis_id' | 'id' | 'created_at' | 'status' | 'frameworks_requested' | 'options' | 'summary' | 'posture'> = {
-    analysis_id: context.id,
-    id: context.id,
-    created_at: context.createdAt,
-    status: 'completed',
-    frameworks_requested: outcome.frameworks.map((f) => f.code),
-    options: context.options,
-    summary,
-    posture: { status: overall.status, score: overall.score },
-  };
+  const posture: Data['posture'] = { status: overall.status, score: overall.score };
+  const options: Data['options'] = context.options;
+  const frameworksRequested: Data['frameworks_requested'] = outcome.frameworks.map((f) => f.code);
   const writer = new ResultWriter();
   const { out } = writer;
-  out.push('{"data":', openObject(head), ',"frameworks":[');
-  outcome.frameworks.forEach((framework, i) => writer.variantAFramework(framework, i === 0));
-  out.push('],"by_framework":{');
-  outcome.frameworks.forEach((framework, i) => writer.variantBFramework(framework, i === 0));
+  /** Part indices where each member of `data` starts and ends, in pairs. */
+  const boundaries: number[] = [];
+  const member = (name: keyof Data, write: () => void) => {
+    if (boundaries.length) out.push(',');
+    boundaries.push(out.length);
+    out.push(`"${name}":`);
+    write();
+    boundaries.push(out.length);
+  };
+  const value = (json: string) => () => out.push(json);
+  out.push('{"data":{');
+  member('analysis_id', value(JSON.stringify(context.id)));
+  member('id', value(JSON.stringify(context.id)));
+  member('created_at', value(JSON.stringify(context.createdAt)));
+  member('status', value('"completed"'));
+  member('frameworks_requested', value(JSON.stringify(frameworksRequested)));
+  member('options', value(JSON.stringify(options)));
+  member('summary', value(JSON.stringify(summary)));
+  member('posture', value(JSON.stringify(posture)));
+  member('frameworks', () => {
+    out.push('[');
+    outcome.frameworks.forEach((framework, i) => writer.variantAFramework(framework, i === 0));
+    out.push(']');
+  });
+  member('by_framework', () => {
+    out.push('{');
+    outcome.frameworks.forEach((framework, i) => writer.variantBFramework(framework, i === 0));
+    out.push('}');
+  });
   const commonGaps = commonGapsJson(outcome.common_gaps);
   const meta: Meta = {
     version: RESULT_FORMAT_VERSION,
@@ -122,21 +142,27 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
     processing_time_ms: Math.round(performance.now() - context.startedAt),
   };
   // Variant A names only common_gaps here; the synergies are in the Variant B object.
-  out.push('},"cross_framework_insights":{"common_gaps":');
-  appendParts(out, commonGaps);
-  out.push('},"cross_framework":{"common_gaps":');
-  appendParts(out, commonGaps);
-  out.push(
-    ',"framework_synergies":',
-    JSON.stringify(outcome.synergies),
-    '},"resources":',
-    JSON.stringify(writer.resources.list),
-    '},"meta":',
-    JSON.stringify({ ...meta, ...extraMeta }),
-    '}',
-  );
+  member('cross_framework_insights', () => {
+    out.push('{"common_gaps":');
+    appendParts(out, commonGaps);
+    out.push('}');
+  });
+  member('cross_framework', () => {
+    out.push('{"common_gaps":');
+    appendParts(out, commonGaps);
+    out.push(',"framework_synergies":', JSON.stringify(outcome.synergies), '}');
+  });
+  member('resources', value(JSON.stringify(writer.resources.list)));
+  out.push('},"meta":', JSON.stringify({ ...meta, ...extraMeta }), '}');
   // Joined into pieces at the end: each byte is copied once, not again at every level of nesting.
-  return resultTextPieces(out);
+  return resultTextPieces(out, boundaries);
+}
+
+/** An analysis result's JSON text in consecutive pieces. */
+export interface ResultText {
+  pieces: string[];
+  /** Piece indices where each member of `data` starts and ends, in pairs: a member is pieces [start, end). */
+  memberBoundaries: number[];
 }
 
 /**
@@ -148,30 +174,47 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
  */
 const RESULT_PIECE_UNITS = 32 * 1024;
 /**
- * Above this size the answer is joined into one string after all. Its pieces would all be alive
- * until the last is written, in the young generation, and a scavenge in between copies them:
- * in pieces, a 10,000-finding analysis (a 20 MB answer) took 14–29 ms longer.
+ * Above this size the answer is joined only where the members of `data` start and end, into a
+ * few large strings. Pieces of RESULT_PIECE_UNITS would all be alive until the last is written,
+ * in the young generation, and a scavenge in between copies them: in such pieces, a
+ * 10,000-finding analysis (a 20 MB answer) took 14–29 ms longer.
  */
 const PIECED_RESULT_MAX_UNITS = 4 * 1024 * 1024;
 
-/** The parts joined in order into pieces of about RESULT_PIECE_UNITS: a piece ends with the part that reaches the size. */
-function resultTextPieces(parts: readonly string[]): string[] {
+/**
+ * The parts joined in order into pieces of about RESULT_PIECE_UNITS (a piece ends with the part
+ * that reaches the size), and at each of `breaks` (part indices, ascending), which become piece
+ * indices in `memberBoundaries`.
+ */
+function resultTextPieces(parts: readonly string[], breaks: readonly number[]): ResultText {
   let total = 0;
   for (const part of parts) total += part.length;
-  if (total > PIECED_RESULT_MAX_UNITS) return [parts.join('')];
+  const pieceUnits = total > PIECED_RESULT_MAX_UNITS ? Infinity : RESULT_PIECE_UNITS;
   const pieces: string[] = [];
+  const memberBoundaries: number[] = [];
   let from = 0;
   let units = 0;
-  for (let i = 0; i < parts.length; i++) {
+  let next = 0;
+  for (let i = 0; i <= parts.length; i++) {
+    if (i === breaks[next]) {
+      if (i > from) pieces.push(parts.slice(from, i).join(''));
+      from = i;
+      units = 0;
+      while (breaks[next] === i) {
+        memberBoundaries.push(pieces.length);
+        next++;
+      }
+    }
+    if (i === parts.length) break;
     units += parts[i].length;
-    if (units >= RESULT_PIECE_UNITS) {
+    if (units >= pieceUnits) {
       pieces.push(parts.slice(from, i + 1).join(''));
       from = i + 1;
       units = 0;
     }
   }
   if (from < parts.length) pieces.push(parts.slice(from).join(''));
-  return pieces;
+  return { pieces, memberBoundaries };
 }
 
 /**

@@ -62,6 +62,11 @@ export interface AnalysisIndexEntry {
   critical_gaps: number;
   high_gaps: number;
   status: 'completed';
+  /**
+   * Where each member of the payload's `data` lies (src/gap/variant.ts), for answering one spec
+   * variant without parsing. Absent on analyses stored before it was kept (2026-11-25).
+   */
+  data_members?: number[];
   /** Set when the sweeper has removed the payload: the entry stays as a tombstone for 410s. */
   swept_at?: string;
 }

@@ -8,6 +8,7 @@
 import t from 'tap';
 import type { TSchema } from '@sinclair/typebox';
 import { analyze } from '../../src/gap/analyze.js';
+import { resultInVariant, scanMemberSpans } from '../../src/gap/variant.js';
 import { problemsOf } from '../../src/core/validation.js';
 import { AnalysisResult } from '../../src/schemas/gap-result.js';
 import { finding, testRegistry } from '../helpers/findings.js';
@@ -39,6 +40,9 @@ const findings = Array.from({ length: 120 }, (_, i) =>
 );
 
 t.equal(ids.length, 40, 'the registry has the signals this test needs');
+
+const VARIANT_A_ONLY = ['analysis_id', 'summary', 'frameworks', 'cross_framework_insights'];
+const VARIANT_B_ONLY = ['id', 'posture', 'by_framework', 'cross_framework', 'resources'];
 
 const flags = ['include_resolved', 'include_remediation', 'include_evidence_requirements', 'include_cross_framework'] as const;
 for (let mask = 0; mask < 1 << flags.length; mask++) {
@@ -74,5 +78,35 @@ for (let mask = 0; mask < 1 << flags.length; mask++) {
     for (const gap of gapsB) {
       for (const index of gap.resources as number[]) t.ok(index < result.data.resources.length, 'resource indices point into data.resources');
     }
+
+    // The byte spans of data's members, noted as the text is written, let one variant be cut out.
+    const payload = Buffer.from(output.payload);
+    t.same(output.dataMembers, scanMemberSpans(payload), "the spans noted while writing are where a read of the bytes finds data's members");
+    t.same(
+      spanNames(payload, output.dataMembers),
+      Object.keys(result.data).map((name) => `"${name}":`),
+      'each span starts at its member',
+    );
+    for (const [variant, left] of [['a', VARIANT_B_ONLY], ['b', VARIANT_A_ONLY]] as const) {
+      const cut = resultInVariant(payload, output.dataMembers, variant).toString('utf8');
+      const want = { data: Object.fromEntries(Object.entries(result.data).filter(([name]) => !left.includes(name))), meta: result.meta };
+      t.equal(cut, JSON.stringify(want), `Variant ${variant}: the result without the other variant's members, canonical JSON`);
+    }
   });
 }
+
+function spanNames(payload: Buffer, spans: number[]): string[] {
+  const names: string[] = [];
+  for (let k = 0; k < spans.length; k += 2) names.push(payload.toString('utf8', spans[k], payload.indexOf(':', spans[k]) + 1));
+  return names;
+}
+
+t.test('the spans of a result too large to be written in small pieces', async (t) => {
+  // Above 4 M characters the text is joined only at member boundaries (src/gap/result.ts).
+  const many = Array.from({ length: 10_000 }, (_, i) => finding(`large-${i}-${'x'.repeat(40)}`, registry.signalIds()[(i * 7919) % registry.signalIds().length], STATUSES[i % STATUSES.length]));
+  const body = Buffer.from(JSON.stringify({ frameworks: registry.gapFrameworkCodes(), findings: many, options: { include_evidence_requirements: true } }));
+  const output = analyze(registry, { body, tier: 'enterprise', id: 'large', createdAt: '2026-11-24T10:00:00.000Z' });
+  if (!output.ok) throw new Error(JSON.stringify(output.error));
+  t.ok(output.payload.byteLength > 8 * 1024 * 1024, `a large result (${output.payload.byteLength} bytes)`);
+  t.same(output.dataMembers, scanMemberSpans(Buffer.from(output.payload)), 'spans noted while writing = spans found by reading');
+});

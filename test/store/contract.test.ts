@@ -6,7 +6,7 @@ import { ApiError } from '../../src/core/errors.js';
 import { expiryOf } from '../../src/store/analyses.js';
 import { openStores } from '../../src/store/open.js';
 import { connect } from '../../src/store/postgres/connection.js';
-import { migrate } from '../../src/store/postgres/migrations.js';
+import { migrate, MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import type { AnalysisIndexEntry, IdempotencyRecord, Stores } from '../../src/store/types.js';
 import { createDatabase, startPostgres, throwaway } from '../helpers/servers.js';
 
@@ -104,7 +104,8 @@ function contract(t: Test, name: string, open: Open) {
     const { analyses } = stores;
 
     t.same(await analyses.save(entry('GAP-2026-01-01-AAAAAAAAAA', 'acme', day0, 30), Buffer.from('{"data":{"id":"A"}}')), { stored: true });
-    await analyses.save(entry('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(1), 90, ['SOC2', 'HIPAA']), Buffer.from('{"data":{"id":"B"}}'));
+    const withSpans = { ...entry('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(1), 90, ['SOC2', 'HIPAA']), data_members: [9, 17] };
+    await analyses.save(withSpans, Buffer.from('{"data":{"id":"B"}}'));
     await analyses.save(entry('GAP-2026-01-01-CCCCCCCCCC', 'other', at(2), 30), Buffer.from('{"data":{"id":"C"}}'));
     await analyses.save(entry('GAP-2026-01-01-DDDDDDDDDD', 'acme', at(3), 90, ['SOC2']), Buffer.from([0, 255, 1, 254]));
 
@@ -112,6 +113,7 @@ function contract(t: Test, name: string, open: Open) {
     t.equal(a.payload.toString(), '{"data":{"id":"A"}}', 'the payload bytes come back');
     t.same(a.entry, entry('GAP-2026-01-01-AAAAAAAAAA', 'acme', day0, 30), 'and the index entry, field for field');
     t.same([...(await analyses.get('GAP-2026-01-01-DDDDDDDDDD', 'acme', at(4))).payload], [0, 255, 1, 254], 'binary-safe');
+    t.same((await analyses.get('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(4))).entry, withSpans, "the data members' byte spans come back with the entry");
     t.equal(await codeOf(() => analyses.get('GAP-2026-01-01-AAAAAAAAAA', 'other', at(1))), 'GAP_NOT_FOUND', "another account's analysis is not found");
     t.equal(await codeOf(() => analyses.get('GAP-2026-01-01-ZZZZZZZZZZ', 'acme', at(1))), 'GAP_NOT_FOUND');
     t.equal(await codeOf(() => analyses.get('X'.repeat(600), 'acme', at(1))), 'GAP_NOT_FOUND', 'an absurdly long id is simply unknown');
@@ -211,9 +213,28 @@ t.test('postgres', async (t) => {
     const sqls = [connect(url), connect(url), connect(url)];
     t.teardown(() => Promise.all(sqls.map((sql) => sql.end())));
     const applied = await Promise.all(sqls.map((sql) => migrate(sql)));
-    t.same(applied.flat(), [1], 'three nodes starting at once apply version 1 once');
+    t.same(applied.flat(), [1, 2], 'three nodes starting at once apply each version once');
     t.same(await migrate(sqls[0]), [], 'a restart applies nothing');
-    t.same((await sqls[0]`SELECT version FROM schema_migrations ORDER BY version`).map((r) => r.version), [1]);
+    t.same((await sqls[0]`SELECT version FROM schema_migrations ORDER BY version`).map((r) => r.version), [1, 2]);
+  });
+
+  t.test('an analysis stored at schema version 1 reads after the upgrade, without member spans', async (t) => {
+    const url = createDatabase(server.url, 'upgrade');
+    const sql = connect(url);
+    t.teardown(() => sql.end());
+    await sql.begin(async (tx) => {
+      await tx`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+      await tx.unsafe(MIGRATIONS[0].sql);
+      await tx`INSERT INTO schema_migrations (version, name) VALUES (1, ${MIGRATIONS[0].name})`;
+      await tx`INSERT INTO analyses (id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, payload)
+               VALUES ('GAP-2026-01-01-OLDOLDOLD0', 'acme', ${day0}, ${at(30)}, ${tx.array(['HIPAA'])}, 'at_risk', 70.5, 0, 1, 'completed', ${Buffer.from('{"data":{"id":"O"}}')})`;
+    });
+    t.same(await migrate(sql), [2], 'the upgrade applies version 2 alone');
+    const stores = await openStores({ dataDir: '/nonexistent', databaseUrl: url, now: () => at(1) });
+    t.teardown(() => stores.close());
+    const stored = await stores.analyses.get('GAP-2026-01-01-OLDOLDOLD0', 'acme', at(1));
+    t.same(stored.entry, entry('GAP-2026-01-01-OLDOLDOLD0', 'acme', day0, 30), 'the entry as it was, with no data_members');
+    t.equal(stored.payload.toString(), '{"data":{"id":"O"}}');
   });
 
   t.test('the sweep runs on one node at a time', async (t) => {

@@ -62,4 +62,9 @@ t.test('textBytes: pieces of text written one after the other, into given memory
   t.not(grown.buffer, small, 'too small: new memory');
   t.equal(grown.toString('utf8'), text);
   t.equal(textBytes(text).toString('utf8'), text, 'one string is one piece');
+
+  const ends: number[] = [];
+  const withEnds = textBytes(pieces, undefined, ends);
+  t.same(ends, [24, 54, 64, 68, 68], 'the byte offset where each piece ends, multi-byte characters counted in bytes');
+  t.equal(withEnds.toString('utf8', ends[0], ends[1]), pieces[1]);
 });

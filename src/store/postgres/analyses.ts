@@ -16,6 +16,7 @@ interface AnalysisRow {
   high_gaps: number;
   status: string;
   swept_at: Date | null;
+  data_members: number[] | null;
 }
 
 interface IdempotencyRow {
@@ -29,7 +30,7 @@ interface IdempotencyRow {
   expires_at: Date;
 }
 
-const ENTRY_COLUMNS = 'id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, swept_at';
+const ENTRY_COLUMNS = 'id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, swept_at, data_members';
 
 function entryOf(row: AnalysisRow): AnalysisIndexEntry {
   const entry: AnalysisIndexEntry = {
@@ -44,6 +45,7 @@ function entryOf(row: AnalysisRow): AnalysisIndexEntry {
     high_gaps: row.high_gaps,
     status: row.status as 'completed',
   };
+  if (row.data_members) entry.data_members = row.data_members;
   if (row.swept_at) entry.swept_at = row.swept_at.toISOString();
   return entry;
 }
@@ -78,9 +80,10 @@ export class PostgresAnalysisStore implements AnalysisStore {
         }
       }
       await tx`
-        INSERT INTO analyses (id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, payload)
+        INSERT INTO analyses (id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, data_members, payload)
         VALUES (${entry.id}, ${entry.account}, ${new Date(entry.created_at)}, ${new Date(entry.expires_at)}, ${tx.array(entry.frameworks)},
-                ${entry.posture_status}, ${entry.posture_score}, ${entry.critical_gaps}, ${entry.high_gaps}, ${entry.status}, ${payload})`;
+                ${entry.posture_status}, ${entry.posture_score}, ${entry.critical_gaps}, ${entry.high_gaps}, ${entry.status},
+                ${entry.data_members ? tx.array(entry.data_members) : null}::integer[], ${payload})`;
       return { stored: true };
     });
   }

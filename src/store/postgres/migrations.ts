@@ -68,6 +68,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
     `,
   },
+  {
+    version: 2,
+    name: 'analyses: byte spans of the payload data members',
+    sql: `
+      -- NULL on rows stored before: their spans are found by reading the payload.
+      ALTER TABLE analyses ADD COLUMN data_members integer[];
+    `,
+  },
 ];
 
 /** Advisory lock ids of this service ("csr" in the high bytes, then the purpose). */
