@@ -30,5 +30,9 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  * short-lived objects in its old generation: it grew by 170 MB between mark-compacts, one every
  * 1.7 s, and the slowest answer in each hundred took 41–50 ms instead of 17–22. With the flag,
  * 9 of 9 starts stayed at 17–21 ms; registry reads are unchanged (docs/benchmarks.md).
+ *
+ * --expose-gc: a worker scavenges before an analysis that would not fit in its young generation,
+ * rather than in the middle of it (workers/tasks.ts `makeRoom`): the slowest tenth of 500-finding
+ * analyses went from 19–21 to 13–14 ms (docs/benchmarks.md, session 11).
  */
-export const SERVICE_NODE_FLAGS = ['--single-threaded-gc', '--heap-growing-percent=100', '--no-allocation-site-pretenuring'];
+export const SERVICE_NODE_FLAGS = ['--single-threaded-gc', '--heap-growing-percent=100', '--no-allocation-site-pretenuring', '--expose-gc'];
