@@ -97,8 +97,8 @@ export class AnswerBuffers {
   }
 }
 
-/** A worker thread's young generation (three semi-spaces of 64 MB): see createTaskPool. */
-const WORKER_YOUNG_GENERATION_MB = 192;
+/** A worker thread's young generation (three semi-spaces of 128 MB): see createTaskPool. */
+const WORKER_YOUNG_GENERATION_MB = 384;
 
 export const WORKER_ENTRY = join(projectRoot, 'dist', 'workers', 'tasks.js');
 
@@ -124,7 +124,10 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     // into some 100 MB of objects): with V8's default 16 MB semi-spaces it spends about a third of
     // its time in scavenges that copy objects still in use. 64 MB semi-spaces (young generation =
     // 3 × semi-space) took the 10 MB import from p50 591–676 / p99 765–1,176 ms to p50 510–527 /
-    // p99 753–760 ms in the bench (docs/benchmarks.md). The HTTP thread keeps the default: the
+    // p99 753–760 ms in the bench (docs/benchmarks.md). 128 MB semi-spaces, with the scavenge
+    // before an analysis (workers/tasks.ts `makeRoom`), took a 10,000-finding analysis in the
+    // service from p50 325 to 265 ms; 500-finding analyses did not change, and the process held
+    // 20–130 MB more (docs/benchmarks.md, session 11). The HTTP thread keeps the default: the
     // same semi-spaces there made reads beside analyses slower, and its pauses are their latency.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
