@@ -113,6 +113,8 @@ export function scenarios(registry: Registry): Scenario[] {
     // Issue 13: the same analysis with a compressed answer (bytes per answer in the table).
     { name: 'gap analysis: 500 findings × 11 frameworks, accept-encoding br', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 10, headers: { 'accept-encoding': 'br' }, generator: 'wrk-latency' },
     { name: 'gap analysis: 500 findings × 11 frameworks, accept-encoding gzip', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 10, headers: { 'accept-encoding': 'gzip' }, generator: 'wrk-latency' },
+    // Issue 15: one spec variant alone (?variant=a, a third of the bytes): what a client of one variant saves.
+    { name: 'gap analysis: 500 findings × 11 frameworks, ?variant=a', method: 'POST', path: '/v1/gap-analysis?variant=a', body: analysisBody(registry, 500), expectStatus: 200, connections: 1, durationSeconds: 10, generator: 'wrk-latency' },
     { name: 'registry: GET /v1/signals?domain=HIPAA&severity=high, accept-encoding br', method: 'GET', path: '/v1/signals?domain=HIPAA&severity=high&per_page=20', expectStatus: 200, connections: 32, durationSeconds: 8, headers: { 'accept-encoding': 'br' } },
     { name: 'gap analysis: 10,000 findings × 11 frameworks', method: 'POST', path: '/v1/gap-analysis', body: analysisBody(registry, 10_000), expectStatus: 200, connections: 1, durationSeconds: 20, targetP99Ms: 500, targetFloorRatio: 2, generator: 'wrk-latency' },
     // A scanner's 10 MB file straight into an analysis: parse, convert and analyse in a worker.
