@@ -1,4 +1,4 @@
-import { endOfString } from '../core/json-body.js';
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, endOfString, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../core/json-body.js';
 
 /**
  * One of the spec's two shapes of an analysis result (SPEC 2.7). An analysis answers with both
@@ -29,12 +29,6 @@ export function memberSpansOf(memberBoundaries: readonly number[], pieceEnds: re
   return memberBoundaries.map((piece) => (piece === 0 ? 0 : pieceEnds[piece - 1]));
 }
 
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
 const COMMA_BYTES = Buffer.from(',');
 const DATA_OPENING = Buffer.from('{"data":{');
 
