@@ -11,6 +11,7 @@ import { defaultFactsDir, defaultRegistryDir, defaultSourcesDir, resolveDataDir 
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../node-flags.js';
 import { SCAN_FORMATS } from '../schemas/ingest.js';
 import type { FormatChoice } from '../ingest/read.js';
+import { RESULT_VARIANTS, resultInVariant, type ResultVariant } from '../gap/variant.js';
 
 const USAGE = `csr: Compliance Signal Registry command line
 
@@ -24,10 +25,11 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr registry generate [--out DIR] [--check]     rewrite the generated registry sources from registry/facts
                                                   (--check: compare instead, exit 1 when a file differs)
   csr registry facts --from DIR                   maintainer: extract registry/facts from a reference folder (../shared/reference)
-  csr analyze FILE|- [--frameworks A,B] [--tier T] [--format F]
+  csr analyze FILE|- [--frameworks A,B] [--tier T] [--format F] [--variant a|b]
                                                   gap analysis offline: FILE holds a request body, a findings array, or a
                                                   scanner's output file (detected, or --format); prints the result (as
-                                                  POST /v1/gap-analysis or /v1/gap-analysis/import would, nothing stored)
+                                                  POST /v1/gap-analysis or /v1/gap-analysis/import would, nothing stored;
+                                                  --variant: one spec variant alone, as ?variant= does)
   csr import FILE|- [--format F]                  a scanner's output file as findings (as POST /v1/findings/import would)
   csr serve                                       start the HTTP service (same as npm start)
 
@@ -85,6 +87,12 @@ function writeOutput(output: { ok: true; payload: Uint8Array } | { ok: false; er
   process.stdout.write('\n');
 }
 
+function variantArgument(value: string | undefined): ResultVariant | undefined {
+  if (value === undefined) return undefined;
+  if (!(RESULT_VARIANTS as readonly string[]).includes(value)) throw new UsageError(`Unknown variant ${JSON.stringify(value)}; expected one of ${RESULT_VARIANTS.join(', ')}`);
+  return value as ResultVariant;
+}
+
 function tierArgument(value: string | undefined): Tier | undefined {
   if (value === undefined) return undefined;
   if (!isTier(value)) throw new UsageError(`Unknown tier ${JSON.stringify(value)}; expected one of ${TIERS.join(', ')}`);
@@ -96,7 +104,7 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, check: { type: 'boolean' } },
+    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' }, variant: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, check: { type: 'boolean' } },
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -190,6 +198,7 @@ async function run(argv: string[]): Promise<void> {
   if (group === 'analyze') {
     if (!action) throw new UsageError('analyze needs a FILE (or - for standard input)');
     const tier = tierArgument(values.tier) ?? 'enterprise';
+    const variant = variantArgument(values.variant);
     const bytes = action === '-' ? readFileSync(0) : readFileSync(action);
     const frameworks = values.frameworks?.split(',').map((code) => code.trim()).filter(Boolean);
     const { Registry } = await import('../registry/registry.js');
@@ -210,6 +219,7 @@ async function run(argv: string[]): Promise<void> {
       output = importAnalysis(registry, { ...task, body: bytes, format: formatArgument(values.format), frameworks, options: { include_resolved: true } });
     }
     await registry.close();
+    if (output.ok && variant) output = { ...output, payload: resultInVariant(Buffer.from(output.payload), output.dataMembers, variant) };
     writeOutput(output);
     return;
   }
