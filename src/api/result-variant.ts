@@ -6,8 +6,8 @@ import type { StoredAnalysis } from '../store/types.js';
 
 /**
  * `?variant=a|b` on the routes that answer with an analysis result: one of the spec's two shapes
- * alone, about half the bytes. Without it the answer carries both (docs/api.md). What is stored is
- * always both, so a later GET may ask for either.
+ * alone, a third (A) or two-thirds (B) of the bytes. Without it the answer carries both
+ * (docs/api.md). What is stored is always both, so a later GET may ask for either.
  */
 export const VariantQuery = {
   variant: Type.Optional(
