@@ -33,6 +33,7 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  *
  * --expose-gc: a worker scavenges before an analysis that would not fit in its young generation,
  * rather than in the middle of it (workers/tasks.ts `makeRoom`): the slowest tenth of 500-finding
- * analyses went from 19–21 to 13–14 ms (docs/benchmarks.md, session 11).
+ * analyses went from 19–21 to 13–14 ms in a worker, and to 15–18 ms through the service
+ * (docs/benchmarks.md, session 11).
  */
 export const SERVICE_NODE_FLAGS = ['--single-threaded-gc', '--heap-growing-percent=100', '--no-allocation-site-pretenuring', '--expose-gc'];
