@@ -10,8 +10,7 @@ import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } 
 import { AnalysisListData, AnalysisListMeta, AnalysisResultData, AnalysisResultMeta, ComparisonData, VersionOnlyMeta } from '../schemas/gap-result.js';
 import { expiryOf, newAnalysisId } from '../store/analyses.js';
 import { idempotencyRecord, idempotentRequest, replay } from './idempotency.js';
-import { requestedVariant, storedInVariant, VariantQuery } from './result-variant.js';
-import { resultInVariant } from '../gap/variant.js';
+import { answerInVariant, requestedVariant, storedAnswer, VariantQuery } from './result-variant.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
 
 /** Below this body size an analysis runs on the main thread: the hop to a worker costs more (bench/README). */
@@ -88,6 +87,7 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
   services.metrics.analysisStored();
   const stored = performance.now();
   const variant = requestedVariant(ctx);
+  const answer = variant && answerInVariant(ctx, payload, output.dataMembers, variant);
   return {
     headers: {
       ...JSON_TYPE,
@@ -96,15 +96,18 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
       // included) and the durable write.
       'Server-Timing': `analysis;dur=${(analysed - started).toFixed(1)}, store;dur=${(stored - analysed).toFixed(1)}`,
     },
-    file: variant ? resultInVariant(payload, output.dataMembers, variant) : payload,
+    file: answer ? answer.file : payload,
     // Stored (the store copies what it writes) and, once sent or cut into one variant, read by nothing.
-    afterSend: () => answerBuffers.give(payload.buffer),
+    afterSend: () => {
+      answer?.afterSend?.();
+      answerBuffers.give(payload.buffer);
+    },
   };
 }
 
 async function get(ctx: RouteContext) {
   const stored = await ctx.services.analyses.get(ctx.params.id, ctx.account.name, ctx.services.now());
-  return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': stored.entry.expires_at }, file: await storedInVariant(ctx, stored) };
+  return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': stored.entry.expires_at }, ...(await storedAnswer(ctx, stored)) };
 }
 
 const ResultQuery = Type.Object(VariantQuery);

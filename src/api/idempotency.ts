@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, invalidParameter } from '../core/errors.js';
 import type { FileReply, RouteContext } from '../http/route.js';
 import type { IdempotencyRecord } from '../store/types.js';
-import { storedInVariant } from './result-variant.js';
+import { storedAnswer } from './result-variant.js';
 
 /**
  * Idempotency-Key on the POSTs that store, as Stripe does: the first request with a key stores
@@ -57,6 +57,6 @@ export async function replay(ctx: RouteContext, request: IdempotentRequest, reco
   return {
     status: record.status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Analysis-Expires-At': stored.entry.expires_at, [REPLAYED_HEADER]: 'true' },
-    file: await storedInVariant(ctx, stored),
+    ...(await storedAnswer(ctx, stored)),
   };
 }

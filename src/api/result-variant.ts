@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../schemas/string-enum.js';
-import { RESULT_VARIANTS, resultInVariant, type ResultVariant } from '../gap/variant.js';
-import type { RouteContext } from '../http/route.js';
+import { RESULT_VARIANTS, resultInVariant, type DataMemberSpans, type ResultVariant } from '../gap/variant.js';
+import type { FileReply, RouteContext } from '../http/route.js';
 import type { StoredAnalysis } from '../store/types.js';
 
 /**
@@ -23,12 +23,21 @@ export function requestedVariant(ctx: RouteContext): ResultVariant | undefined {
 }
 
 /**
- * A stored analysis's bytes in the variant the request asks for. Analyses stored before the
- * byte spans of their members were kept have them found by reading the payload, in a worker.
+ * A stored analysis's bytes in the variant the request asks for, as a reply's `file` and
+ * `afterSend`. Analyses stored before the byte spans of their members were kept have them found
+ * by reading the payload, in a worker. A variant's bytes are new memory: once sent, they are kept
+ * for a worker's next answer, rather than left for the HTTP thread's collector (which starts a
+ * full GC for every 64 MB of such memory: docs/benchmarks.md, session 9).
  */
-export async function storedInVariant(ctx: RouteContext, stored: StoredAnalysis): Promise<Buffer> {
+export async function storedAnswer(ctx: RouteContext, stored: StoredAnalysis): Promise<Pick<FileReply, 'file' | 'afterSend'>> {
   const variant = requestedVariant(ctx);
-  if (!variant) return stored.payload;
+  if (!variant) return { file: stored.payload };
   const spans = stored.entry.data_members ?? (await ctx.services.pool.run('dataMemberSpans', { payload: stored.payload }));
-  return resultInVariant(stored.payload, spans, variant);
+  return answerInVariant(ctx, stored.payload, spans, variant);
+}
+
+/** The variant's bytes cut from `payload`, given to the workers' answer memory once sent. */
+export function answerInVariant(ctx: RouteContext, payload: Buffer, spans: DataMemberSpans, variant: ResultVariant): Pick<FileReply, 'file' | 'afterSend'> {
+  const file = resultInVariant(payload, spans, variant);
+  return { file, afterSend: () => ctx.services.pool.answerBuffers.give(file.buffer) };
 }

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { connect } from 'node:net';
 import { startTestService, call, type TestService } from '../helpers/service.js';
 import { finding, primarySignals, testRegistry } from '../helpers/findings.js';
 
@@ -289,10 +290,12 @@ t.test('answers written into the memory of answers already sent are each whole, 
   // Above the inline size, so every one runs in the worker; sizes alternate so that answers land
   // in larger memory than they need, and outgrow what they are given.
   const bodyOf = (count: number) => ({ frameworks: ALL, findings: Array.from({ length: count }, (_, i) => finding(`n${count}-${i}`, ids[(i * 31) % ids.length])) });
-  const check = async (res: Awaited<ReturnType<typeof create>>, count: number, label: string) => {
+  // With ?variant=a the answer is cut from the stored one into memory of its own, which also goes
+  // to the workers once sent.
+  const check = async (res: Awaited<ReturnType<typeof create>>, count: number, label: string, query = '') => {
     t.equal(res.status, 200, label);
     t.equal(res.body.data.summary.findings.submitted, count, `${label}: the answer to its own request`);
-    const stored = await call(service, 'GET', `/v1/gap-analysis/${res.body.data.id}`, { key });
+    const stored = await call(service, 'GET', `/v1/gap-analysis/${res.body.data.analysis_id}${query}`, { key });
     t.equal(stored.text, res.text, `${label}: the stored answer is the one sent`);
   };
   for (const count of [900, 150, 400]) await check(await create(service, key, bodyOf(count)), count, `one at a time, ${count} findings`);
@@ -303,11 +306,70 @@ t.test('answers written into the memory of answers already sent are each whole, 
 
   const counts = [700, 120, 1000, 60, 300, 850, 200, 500];
   // Some compressed (the answer is read again after the store, by the compressor), some not.
+  const queryOf = (i: number) => (i % 4 === 1 ? '?variant=a' : '');
   const answers = await Promise.all(
     counts.map((count, i) => {
       const headers: Record<string, string> = i % 3 === 0 ? { 'accept-encoding': 'gzip' } : {};
-      return call(service, 'POST', '/v1/gap-analysis', { key, body: bodyOf(count), headers });
+      return call(service, 'POST', `/v1/gap-analysis${queryOf(i)}`, { key, body: bodyOf(count), headers });
     }),
   );
-  for (const [i, res] of answers.entries()) await check(res, counts[i], `${counts[i]} findings, eight at once`);
+  for (const [i, res] of answers.entries()) await check(res, counts[i], `${counts[i]} findings, eight at once${queryOf(i)}`, queryOf(i));
+  // And again, now that variants' memory has gone back to the workers too.
+  const again = await Promise.all(counts.map((count, i) => call(service, 'POST', `/v1/gap-analysis${queryOf(i + 1)}`, { key, body: bodyOf(count) })));
+  for (const [i, res] of again.entries()) await check(res, counts[i], `${counts[i]} findings, eight at once again${queryOf(i + 1)}`, queryOf(i + 1));
+});
+
+/**
+ * POST from a client that reads nothing of the answer until `resume` resolves (a raw socket with
+ * no reader: the kernel holds what it can, the server the rest), then reads it whole.
+ */
+function slowPost(service: TestService, path: string, key: string, body: unknown, resume: Promise<void>): Promise<{ status: number; text: string }> {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
+    socket.on('error', reject);
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`);
+    socket.write(bytes);
+    void resume.then(() => {
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => {
+        const answer = Buffer.concat(chunks);
+        const headEnd = answer.indexOf('\r\n\r\n');
+        const head = answer.toString('latin1', 0, headEnd);
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+        const text = answer.toString('utf8', headEnd + 4);
+        resolve({ status: Number(head.split(' ')[1]), text: Buffer.byteLength(text) === length ? text : `(${Buffer.byteLength(text)} of ${length} bytes) ${text}` });
+      });
+    });
+  });
+}
+
+t.test("an answer still being sent to a slow reader keeps its memory while later analyses run", async (t) => {
+  const ids = testRegistry().signalIds();
+  const bodyOf = (count: number, salt: string) => ({ frameworks: ALL, findings: Array.from({ length: count }, (_, i) => finding(`${salt}-${i}`, ids[(i * 31 + salt.length) % ids.length])) });
+  for (const query of ['', '?variant=b']) {
+    // A service of its own for each, so that the pool has room for the memory of the answer sent
+    // slowly, were it given back too soon (the later analyses would then take it from under it).
+    const service = await startTestService({ env: { WORKERS: '1' } });
+    t.teardown(() => service.close());
+    const key = await service.key('enterprise');
+    let release!: () => void;
+    const resume = new Promise<void>((done) => (release = done));
+    // 24 MB (16 MB as Variant B): more than the sockets hold while the reader waits.
+    const slow = slowPost(service, `/v1/gap-analysis${query}`, key, bodyOf(10_000, 'slow'), resume);
+    // Until it is stored: its answer is then being sent, and waits for the reader.
+    while ((await call(service, 'GET', '/v1/gap-analysis/summary', { key })).body.meta.total === 0) await new Promise((done) => setTimeout(done, 50));
+    // Meanwhile analyses of other findings take whatever answer memory the pool has been given.
+    const others = await Promise.all([1200, 2500, 800, 3000].map((count, i) => call(service, 'POST', `/v1/gap-analysis${query}`, { key, body: bodyOf(count, `other${i}`) })));
+    t.ok(others.every((res) => res.status === 200), `${query || 'union'}: the other analyses answered`);
+    release();
+    const answer = await slow;
+    t.equal(answer.status, 200);
+    const { data } = JSON.parse(answer.text);
+    const id = data.analysis_id ?? data.id;
+    const stored = await call(service, 'GET', `/v1/gap-analysis/${id}${query}`, { key });
+    t.ok(answer.text.length > 12_000_000, `${query || 'union'}: a large answer (${answer.text.length} bytes)`);
+    t.equal(answer.text, stored.text, `${query || 'union'}: the slow reader got its own answer, whole`);
+  }
 });
