@@ -8,20 +8,11 @@ import { startTestService, call, type TestService } from '../helpers/service.js'
 import { finding, testRegistry } from '../helpers/findings.js';
 import { fixture } from '../ingest/helpers.js';
 import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
+import { expectedVariant, type AnalysisResultJson } from '../helpers/variants.js';
 
 const ALL = ['HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA'];
-const ONLY_A = ['analysis_id', 'summary', 'frameworks', 'cross_framework_insights'];
-const ONLY_B = ['id', 'posture', 'by_framework', 'cross_framework', 'resources'];
 
-type Result = { data: Record<string, unknown>; meta: Record<string, unknown> };
-
-/** The union without the other variant's members, in the union's order. */
-function expected(union: Result, variant: 'a' | 'b'): Result {
-  const left = variant === 'a' ? ONLY_B : ONLY_A;
-  return { data: Object.fromEntries(Object.entries(union.data).filter(([name]) => !left.includes(name))), meta: union.meta };
-}
-
-async function storedUnion(service: TestService, key: string, id: string): Promise<Result> {
+async function storedUnion(service: TestService, key: string, id: string): Promise<AnalysisResultJson> {
   const res = await call(service, 'GET', `/v1/gap-analysis/${id}`, { key });
   if (res.status !== 200) throw new Error(res.text);
   return res.body;
@@ -49,11 +40,11 @@ t.test('create and get answer either variant alone; what is stored is both', asy
       const id = (created.body.data.analysis_id ?? created.body.data.id) as string;
       const union = await storedUnion(service, key, id);
       t.same(Object.keys(union.data), ['analysis_id', 'id', 'created_at', 'status', 'frameworks_requested', 'options', 'summary', 'posture', 'frameworks', 'by_framework', 'cross_framework_insights', 'cross_framework', 'resources'], `${count}/${variant}: the stored analysis has both variants`);
-      const want = expected(union, variant);
+      const want = expectedVariant(union, variant);
       t.equal(created.text, JSON.stringify(want), `${count}/${variant}: the answer is the union without Variant ${variant === 'a' ? 'B' : 'A'}'s members, byte for byte`);
       for (const other of ['a', 'b'] as const) {
         const got = await call(service, 'GET', `/v1/gap-analysis/${id}?variant=${other}`, { key });
-        t.equal(got.text, JSON.stringify(expected(union, other)), `${count}: GET ?variant=${other} of an analysis created with ?variant=${variant}`);
+        t.equal(got.text, JSON.stringify(expectedVariant(union, other)), `${count}: GET ?variant=${other} of an analysis created with ?variant=${variant}`);
       }
     }
   }
@@ -83,7 +74,7 @@ t.test('an idempotent retry answers in the variant it asks for', async (t) => {
   const retry = await call(service, 'POST', '/v1/gap-analysis?variant=b', { key, body, headers: { 'idempotency-key': 'variant-retry' } });
   t.equal(retry.headers.get('idempotent-replayed'), 'true');
   const union = await storedUnion(service, key, first.body.data.analysis_id);
-  t.equal(retry.text, JSON.stringify(expected(union, 'b')), 'the same analysis, in Variant B');
+  t.equal(retry.text, JSON.stringify(expectedVariant(union, 'b')), 'the same analysis, in Variant B');
   const plain = await call(service, 'POST', '/v1/gap-analysis', { key, body, headers: { 'idempotency-key': 'variant-retry' } });
   t.equal(plain.text, JSON.stringify(union), 'and without the parameter, both');
 });
@@ -115,7 +106,7 @@ t.test('scanner import answers in the variant asked for; the parameter is not an
   const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=prowler-csv&variant=b', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
   t.equal(res.status, 200, res.text.slice(0, 200));
   const union = await storedUnion(service, key, res.body.data.id);
-  t.equal(res.text, JSON.stringify(expected(union, 'b')));
+  t.equal(res.text, JSON.stringify(expectedVariant(union, 'b')));
   t.notOk('variant' in (union.data.options as object), 'options echo the analysis options only');
   t.ok((union.meta.import as object | undefined) !== undefined, 'meta.import is kept in both');
 });
