@@ -94,6 +94,40 @@ t.test('/metrics counts requests by declared route and status, refusals, stored 
   t.equal(sample(limited, 'csr_rate_limit_refusals_total', { scope: 'account' }), 1, 'the refusal is counted');
 });
 
+t.test('an answer whose observation fails costs neither the process nor the observation of the others', async (t) => {
+  // Answers are observed after their turn of the event loop, outside any request's handler: a
+  // throw there would be an uncaught exception and end the process.
+  const service = await startTestService();
+  t.teardown(() => service.close());
+  const key = await service.key('pro');
+  const metrics = service.services.metrics;
+  const observe = metrics.requestAnswered.bind(metrics);
+  let failed = 0;
+  metrics.requestAnswered = (method, route, status, seconds) => {
+    if (route === '/v1/frameworks') {
+      failed += 1;
+      throw new Error('observation failed');
+    }
+    observe(method, route, status, seconds);
+  };
+  t.teardown(() => {
+    metrics.requestAnswered = observe;
+  });
+  const before = (await call(service, 'GET', '/metrics')).text;
+  // Answered in the same turns as the failing ones, some of them.
+  const answers = await Promise.all([0, 1, 2, 3].flatMap(() => [call(service, 'GET', '/v1/frameworks', { key }), call(service, 'GET', '/v1/domains', { key })]));
+  t.same(
+    answers.map((answer) => answer.status),
+    [200, 200, 200, 200, 200, 200, 200, 200],
+    'every request answered',
+  );
+  const after = (await call(service, 'GET', '/metrics')).text;
+  t.equal(failed, 4, 'each failing observation was tried');
+  const domains = { method: 'GET', route: '/v1/domains', status: '200' };
+  t.equal(sample(after, 'csr_http_requests_total', domains) - sample(before, 'csr_http_requests_total', domains), 4, 'the other answers were counted');
+  t.equal((await call(service, 'GET', '/v1/frameworks', { key })).status, 200, 'the service still answers');
+});
+
 t.test('METRICS_TOKEN closes /metrics to callers without it', async (t) => {
   const service = await startTestService({ env: { METRICS_TOKEN: 'scrape-secret-1' } });
   t.teardown(() => service.close());
