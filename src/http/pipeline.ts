@@ -12,7 +12,7 @@ import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
 import { bearerToken } from '../core/bearer.js';
 import { matchesEtag, RegistryAnswerCache, type KeptAnswer, type KeptForm } from './registry-cache.js';
-import type { HeaderLines } from './header-lines.js';
+import type { RenderedHeaderLines } from './header-lines.js';
 import { chooseCoding, codedEtag, compress, type ContentCoding } from './compression.js';
 
 /** A request as the adapter copied it from the socket. */
@@ -39,7 +39,7 @@ export interface OutgoingResponse {
   status: number;
   headers: Record<string, string>;
   /** More headers, rendered once (a kept registry answer's own); written after `headers`. */
-  headerLines?: HeaderLines;
+  headerLines?: RenderedHeaderLines;
   body: Buffer | string | AsyncIterable<Buffer | string>;
   /** Called by the adapter once, when nothing reads the body any more (FileReply.afterSend). */
   afterSend?: () => void;

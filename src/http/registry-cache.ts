@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ContentCoding } from './compression.js';
-import { headerLines, type HeaderLines } from './header-lines.js';
+import { renderHeaderLines, type RenderedHeaderLines } from './header-lines.js';
 import type { Route } from './route.js';
 
 /** One form of a kept answer: its bytes and the header lines that go with them, rendered once. */
@@ -12,8 +12,8 @@ export interface KeptForm {
   /** The same without the headers that describe a body, for a 304. */
   notModified: Record<string, string>;
   /** `own` and `notModified` as header lines. */
-  headers: HeaderLines;
-  notModifiedHeaders: HeaderLines;
+  headers: RenderedHeaderLines | undefined;
+  notModifiedHeaders: RenderedHeaderLines | undefined;
 }
 
 /** A kept answer: the route and path parameters it was answered under, and its forms. */
@@ -111,7 +111,7 @@ const BODY_HEADERS = new Set(['Content-Type', 'Content-Encoding']);
 
 function keptForm(body: Buffer, headers: Record<string, string>): KeptForm {
   const notModified = Object.fromEntries(Object.entries(headers).filter(([name]) => !BODY_HEADERS.has(name)));
-  return { body, etag: headers.ETag, own: headers, notModified, headers: headerLines(headers), notModifiedHeaders: headerLines(notModified) };
+  return { body, etag: headers.ETag, own: headers, notModified, headers: renderHeaderLines(headers), notModifiedHeaders: renderHeaderLines(notModified) };
 }
 
 /** Whether an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET. */

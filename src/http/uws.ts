@@ -271,20 +271,21 @@ function statusLine(status: number): string {
 }
 
 /**
- * Writes the status and every header line with two calls into uWS. Its writeHeader(name, value)
- * writes `name: value\r\n` as it is, without looking at either (uWS's HttpResponse.h), so a value
- * that carries the following lines writes them too. A call per header cost a crossing into C++
- * and a conversion of both arguments each, about 0.5 µs per answer of a dozen headers under wrk.
- * test/http/foundation.test.ts reads the header block off a raw socket.
+ * Writes the status and every header line with at most three calls into uWS: the per-answer
+ * lines as one writeHeader, and an answer's lines rendered once (`headerLines`) as another. A
+ * call per header cost a crossing into C++ and a conversion of both arguments each, about 0.5 µs
+ * per answer of a dozen headers under wrk. test/http/foundation.test.ts reads the header block
+ * off a raw socket.
  */
 function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   res.writeStatus(statusLine(response.status));
   // uWS writes Connection itself, from end()'s closeConnection.
-  let lines = headerLines(response.headers, 'Connection');
-  if (response.headerLines) lines += response.headerLines;
-  if (lines === '') return;
-  const colon = lines.indexOf(': ');
-  res.writeHeader(lines.slice(0, colon), lines.slice(colon + 2, -2));
+  const lines = headerLines(response.headers, 'Connection');
+  if (lines !== '') {
+    const colon = lines.indexOf(': ');
+    res.writeHeader(lines.slice(0, colon), lines.slice(colon + 2, -2));
+  }
+  if (response.headerLines) res.writeHeader(response.headerLines.name, response.headerLines.value);
 }
 
 /**
