@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { accessLogWriter, type AccessLog, type Logger } from '../log.js';
 import { ADDRESS_LIMITER_CAPACITY, ADDRESS_RATE_LIMITS, RATE_LIMITS, tierAtLeast } from '../tiers.js';
 import type { Account } from '../store/types.js';
@@ -11,6 +10,7 @@ import type { Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
 import { bearerToken } from '../core/bearer.js';
+import { ACCEPTED_REQUEST_ID, newRequestId } from './request-id.js';
 import { matchesEtag, RegistryAnswerCache, type KeptAnswer, type KeptForm } from './registry-cache.js';
 import type { RenderedHeaderLines } from './header-lines.js';
 import { chooseCoding, codedEtag, compress, type ContentCoding } from './compression.js';
@@ -66,8 +66,6 @@ export type Admission =
   | { kind: 'defer'; admission: Promise<Exclude<Admission, { kind: 'defer' }>> }
   | { kind: 'read_body'; limit: number; tooLarge(): OutgoingResponse; run(body: Buffer): Promise<OutgoingResponse> }
   | { kind: 'run'; run(): Promise<OutgoingResponse> };
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /*
  * Header maps and answers here are merged with Object.assign, never with object spread: in Node
@@ -182,7 +180,7 @@ export class Pipeline {
 
   private admitRequest(request: IncomingRequest): Admission {
     const incomingId = request.headers['x-request-id'];
-    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const requestId = incomingId && ACCEPTED_REQUEST_ID.test(incomingId) ? incomingId : newRequestId();
     const baseHeaders: Record<string, string> = { 'X-Request-Id': requestId };
     const refuse = (error: ApiError, extra: Record<string, string> = {}): Admission => ({
       kind: 'respond',

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { headerLines } from './header-lines.js';
+import { newRequestId } from './request-id.js';
 import { internalErrorResponse, type Admission, type IncomingRequest, type OutgoingResponse, type Pipeline, type RequestTrace } from './pipeline.js';
 
 /**
@@ -82,7 +82,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
       admission = pipeline.admit(incoming);
     } catch (error) {
       log.error({ err: error }, 'admission failed');
-      admission = { kind: 'respond', response: internalErrorResponse(randomUUID()) };
+      admission = { kind: 'respond', response: internalErrorResponse(newRequestId()) };
     }
 
     const headOnly = incoming.method === 'HEAD';
@@ -120,7 +120,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
       void response
         .catch((error: unknown) => {
           log.error({ err: error, method: incoming.method, url: incoming.url }, 'request failed outside the pipeline');
-          return internalErrorResponse(randomUUID());
+          return internalErrorResponse(newRequestId());
         })
         .then(deliver);
     const proceed = (admission: Exclude<Admission, { kind: 'defer' }>, body?: BodyReader, inHandler = false) => {
@@ -156,7 +156,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
         log.error({ err: error }, 'admission failed');
         if (state.aborted) return;
         res.resume();
-        answer(Promise.resolve(internalErrorResponse(randomUUID())));
+        answer(Promise.resolve(internalErrorResponse(newRequestId())));
       },
     );
   });
