@@ -48,11 +48,13 @@ const loadRenderers = () => (renderers ??= import('../src/export/render.js'));
  * escaped registry text: on a fresh service the first 500-finding analysis took 119 ms in the
  * worker and the next few 20–35 ms, against about 12 ms once warm. So before the thread says it
  * is ready it analyses a request made from the registry (500 findings over its signals, every
- * status, every gap-analysis framework, evidence asked for) twice, and drops the answers. It runs
- * at start, not after `ready`: Piscina's idle threads wait for tasks in Atomics.wait, so work
- * queued with setImmediate runs only once the first task has come.
+ * status, every gap-analysis framework, evidence asked for) four times, and drops the answers.
+ * With two, the second real analysis still took 47.5 ms at the median of eight starts (63 ms at
+ * most); with four, 24 ms (30 at most), for about 70 ms more to `/readyz` (docs/benchmarks.md,
+ * session 12). It runs at start, not after `ready`: Piscina's idle threads wait for tasks in
+ * Atomics.wait, so work queued with setImmediate runs only once the first task has come.
  */
-const WARM_UP_ANALYSES = 2;
+const WARM_UP_ANALYSES = 4;
 const WARM_UP_STATUSES = ['open', 'in_progress', 'accepted', 'false_positive', 'resolved'];
 
 function warmUp(): void {
