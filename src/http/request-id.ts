@@ -28,20 +28,21 @@ export function newRequestId(): string {
   return batchText.slice(start, start + ID_LENGTH);
 }
 
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
 /** IDS_PER_BATCH UUIDs as one string: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V one of 8, 9, a, b (RFC 9562). */
 function uuidBatch(): string {
   const random = randomFillSync(Buffer.allocUnsafe(16 * IDS_PER_BATCH));
-  for (let id = 0; id < IDS_PER_BATCH; id++) {
-    random[id * 16 + 6] = (random[id * 16 + 6] & 0x0f) | 0x40;
-    random[id * 16 + 8] = (random[id * 16 + 8] & 0x3f) | 0x80;
-  }
-  const hex = Buffer.from(random.toString('hex'), 'latin1');
   const text = Buffer.allocUnsafe(ID_LENGTH * IDS_PER_BATCH);
   let at = 0;
   for (let id = 0; id < IDS_PER_BATCH; id++) {
-    for (let digit = 0; digit < 32; digit++) {
-      if (digit === 8 || digit === 12 || digit === 16 || digit === 20) text[at++] = HYPHEN;
-      text[at++] = hex[id * 32 + digit];
+    random[id * 16 + 6] = (random[id * 16 + 6] & 0x0f) | 0x40;
+    random[id * 16 + 8] = (random[id * 16 + 8] & 0x3f) | 0x80;
+    for (let index = 0; index < 16; index++) {
+      if (index === 4 || index === 6 || index === 8 || index === 10) text[at++] = HYPHEN;
+      const byte = random[id * 16 + index];
+      text[at++] = HEX_DIGITS[byte >> 4];
+      text[at++] = HEX_DIGITS[byte & 0x0f];
     }
   }
   return text.toString('latin1');
