@@ -44,34 +44,6 @@ let renderers: Promise<typeof import('../src/export/render.js')> | undefined;
 const loadRenderers = () => (renderers ??= import('../src/export/render.js'));
 
 /**
- * The first analyses a thread runs are slow while V8 compiles their code and the thread makes its
- * escaped registry text: on a fresh service the first 500-finding analysis took 119 ms in the
- * worker and the next few 20–35 ms, against about 12 ms once warm. So before the thread says it
- * is ready it analyses a request made from the registry (500 findings over its signals, every
- * status, every gap-analysis framework, evidence asked for) four times, and drops the answers.
- * With two, the second real analysis still took 47.5 ms at the median of eight starts (63 ms at
- * most); with four, 24 ms (30 at most), for about 70 ms more to `/readyz` (docs/benchmarks.md,
- * session 12). It runs at start, not after `ready`: Piscina's idle threads wait for tasks in
- * Atomics.wait, so work queued with setImmediate runs only once the first task has come.
- */
-const WARM_UP_ANALYSES = 4;
-const WARM_UP_STATUSES = ['open', 'in_progress', 'accepted', 'false_positive', 'resolved'];
-
-function warmUp(): void {
-  const ids = registry.signalIds();
-  const findings = Array.from({ length: 500 }, (_, i) => ({ id: `warm-up-${i}`, signal_id: ids[(i * 7919) % ids.length], status: WARM_UP_STATUSES[i % WARM_UP_STATUSES.length] }));
-  const body = Buffer.from(JSON.stringify({ frameworks: registry.gapFrameworkCodes(), findings, options: { include_evidence_requirements: true } }));
-  for (let i = 0; i < WARM_UP_ANALYSES; i++) analyzeRequest(registry, { body, tier: 'enterprise', id: 'warm-up', createdAt: new Date().toISOString() });
-}
-warmUp();
-
-/** Answers once this thread's module (registry and gap index included) has loaded. */
-export function ready(): true {
-  setImmediate(loadRenderers);
-  return true;
-}
-
-/**
  * A scavenge that lands mid-analysis copies that analysis's objects still in use: on 500-finding
  * analyses back to back, one in about seven took 20–23 ms instead of 13–14. So before an analysis
  * that would not fit in the room left in the young generation, the thread scavenges first, while
@@ -89,10 +61,61 @@ const scavenge = (globalThis as { gc?: (options: { type: 'minor' }) => void }).g
  */
 const analysisAllocation = (requestBytes: number) => 2 * 1024 * 1024 + 80 * requestBytes;
 
+const youngGeneration = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!;
+
 function makeRoom(bytes: number): void {
-  if (!scavenge) return;
-  const youngGeneration = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
-  if (youngGeneration && youngGeneration.space_available_size < bytes) scavenge({ type: 'minor' });
+  if (scavenge && youngGeneration().space_available_size < bytes) scavenge({ type: 'minor' });
+}
+
+/**
+ * The first analyses a thread runs are slow, for two reasons.
+ * - V8 compiles their code and the thread escapes and keeps its registry text: on a fresh service
+ *   the first 500-finding analysis took 119 ms in the worker.
+ * - Each page of the young generation costs a page fault the first time it is written, and on
+ *   this kind of virtual machine a fault costs 10–20 µs. The young generation grows to its full
+ *   size over the first analyses, and its two halves are each written through once before it
+ *   runs on pages already mapped: until then, 500-finding analyses took 40–55 ms instead of
+ *   13–15 ms, one in three for the first 12 or so after a start, about 17,000 faults in all.
+ *   That was one or two percent of a 15 s bench run, so the p99 (docs/benchmarks.md, session 13).
+ * So before the thread says it is ready it analyses a request made from the registry (500
+ * findings over its signals, every status, every gap-analysis framework, evidence asked for) at
+ * least four times, and then until its young generation has been emptied twice at a size that no
+ * longer grows, at most WARM_UP_MAX_ANALYSES times: about 16 analyses, 0.8 s more before
+ * `/readyz` than four. It runs at start, not after `ready`: Piscina's idle threads wait for tasks
+ * in Atomics.wait, so work queued with setImmediate runs only once the first task has come.
+ */
+const WARM_UP_MIN_ANALYSES = 4;
+const WARM_UP_MAX_ANALYSES = 32;
+const WARM_UP_STATUSES = ['open', 'in_progress', 'accepted', 'false_positive', 'resolved'];
+
+function warmUp(): void {
+  const ids = registry.signalIds();
+  const findings = Array.from({ length: 500 }, (_, i) => ({ id: `warm-up-${i}`, signal_id: ids[(i * 7919) % ids.length], status: WARM_UP_STATUSES[i % WARM_UP_STATUSES.length] }));
+  const body = Buffer.from(JSON.stringify({ frameworks: registry.gapFrameworkCodes(), findings, options: { include_evidence_requirements: true } }));
+  let size = 0;
+  let used = 0;
+  let emptiedAtSize = 0;
+  for (let i = 1; i <= WARM_UP_MAX_ANALYSES; i++) {
+    makeRoom(analysisAllocation(body.byteLength));
+    analyzeRequest(registry, { body, tier: 'enterprise', id: 'warm-up', createdAt: new Date().toISOString() });
+    const young = youngGeneration();
+    if (young.space_size !== size) {
+      size = young.space_size;
+      emptiedAtSize = 0;
+    } else if (young.space_used_size < used) {
+      emptiedAtSize++;
+    }
+    used = young.space_used_size;
+    if (i >= WARM_UP_MIN_ANALYSES && emptiedAtSize >= 2) return;
+  }
+}
+
+warmUp();
+
+/** Answers once this thread's module (registry and gap index included) has loaded. */
+export function ready(): true {
+  setImmediate(loadRenderers);
+  return true;
 }
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
