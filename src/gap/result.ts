@@ -144,18 +144,20 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
   // Variant A names only common_gaps here; the synergies are in the Variant B object.
   member('cross_framework_insights', () => {
     out.push('{"common_gaps":');
-    appendParts(out, commonGaps);
+    out.append(commonGaps);
     out.push('}');
   });
   member('cross_framework', () => {
     out.push('{"common_gaps":');
-    appendParts(out, commonGaps);
+    out.append(commonGaps);
     out.push(',"framework_synergies":', JSON.stringify(outcome.synergies), '}');
   });
   member('resources', value(JSON.stringify(writer.resources.list)));
   out.push('},"meta":', JSON.stringify({ ...meta, ...extraMeta }), '}');
   // Joined into pieces at the end: each byte is copied once, not again at every level of nesting.
-  return resultTextPieces(out, boundaries);
+  const text = resultTextPieces(out, boundaries);
+  out.release();
+  return text;
 }
 
 /** An analysis result's JSON text in consecutive pieces. */
@@ -186,26 +188,31 @@ const PIECED_RESULT_MAX_UNITS = 4 * 1024 * 1024;
  * that reaches the size), and at each of `breaks` (part indices, ascending), which become piece
  * indices in `memberBoundaries`.
  */
-function resultTextPieces(parts: readonly string[], breaks: readonly number[]): ResultText {
+function resultTextPieces(list: PartList, breaks: readonly number[]): ResultText {
+  const { parts, length } = list;
   let total = 0;
-  for (const part of parts) total += part.length;
+  for (let i = 0; i < length; i++) total += parts[i].length;
   const pieceUnits = total > PIECED_RESULT_MAX_UNITS ? Infinity : RESULT_PIECE_UNITS;
   const pieces: string[] = [];
   const memberBoundaries: number[] = [];
   let from = 0;
   let units = 0;
   let next = 0;
-  for (let i = 0; i <= parts.length; i++) {
-    if (i === breaks[next]) {
+  // -1 once every break is passed: reading past the end of `breaks` gave `undefined`, which
+  // deoptimized this loop's compiled code at the end of every analysis (--trace-deopt).
+  let nextBreak = breaks.length > 0 ? breaks[0] : -1;
+  for (let i = 0; i <= length; i++) {
+    if (i === nextBreak) {
       if (i > from) pieces.push(parts.slice(from, i).join(''));
       from = i;
       units = 0;
-      while (breaks[next] === i) {
+      while (nextBreak === i) {
         memberBoundaries.push(pieces.length);
         next++;
+        nextBreak = next < breaks.length ? breaks[next] : -1;
       }
     }
-    if (i === parts.length) break;
+    if (i === length) break;
     units += parts[i].length;
     if (units >= pieceUnits) {
       pieces.push(parts.slice(from, i + 1).join(''));
@@ -213,7 +220,7 @@ function resultTextPieces(parts: readonly string[], breaks: readonly number[]): 
       units = 0;
     }
   }
-  if (from < parts.length) pieces.push(parts.slice(from).join(''));
+  if (from < length) pieces.push(parts.slice(from, length).join(''));
   return { pieces, memberBoundaries };
 }
 
@@ -295,9 +302,53 @@ function commonGapsJson(gaps: readonly CommonGap[]): string[] {
   return out;
 }
 
-/** Appends `parts` one by one: a spread into push() passes each as an argument, too many for the stack at 10,000 findings. */
-function appendParts(out: string[], parts: readonly string[]): void {
-  for (const part of parts) out.push(part);
+/**
+ * A result's parts, written into one array that the thread keeps and every analysis reuses. An
+ * array grown by push() is copied into a larger one at each step, and past 16,384 parts (128 KB)
+ * V8 makes each copy in pages mapped for it alone, touched for the first time and given back at
+ * the next GC: in a worker, nearly all of a 500-finding analysis's 118 page faults (25,550
+ * parts), and on this kind of VM a fault costs 10–20 µs (docs/benchmarks.md, session 13). The
+ * kept array stays as large as the largest result the thread has made (3 MB for 10,000 findings).
+ */
+class PartList {
+  /** The thread's array between results: a result takes it, and gives it back emptied. */
+  private static kept: string[] = [];
+  readonly parts: string[];
+  length = 0;
+
+  constructor() {
+    this.parts = PartList.kept;
+    PartList.kept = [];
+  }
+
+  push(a: string, b?: string, c?: string, d?: string, e?: string): void {
+    const { parts } = this;
+    let n = this.length;
+    parts[n++] = a;
+    if (b !== undefined) {
+      parts[n++] = b;
+      if (c !== undefined) {
+        parts[n++] = c;
+        if (d !== undefined) {
+          parts[n++] = d;
+          if (e !== undefined) parts[n++] = e;
+        }
+      }
+    }
+    this.length = n;
+  }
+
+  /** Appends `more` one by one: a spread into push() would pass each as an argument, too many for the stack at 10,000 findings. */
+  append(more: readonly string[]): void {
+    for (const part of more) this.push(part);
+  }
+
+  /** Gives the array back for the next result, its parts dropped so that they do not outlive this one. */
+  release(): void {
+    this.parts.fill('', 0, this.length);
+    this.length = 0;
+    PartList.kept = this.parts;
+  }
 }
 
 /** An object's members as JSON.stringify writes them, the object left open for the members written after them. */
@@ -311,7 +362,7 @@ const word = (value: string | null) => (value === null ? 'null' : `"${value}"`);
  * Each gap or control starts `{"control":{…},"status":` (refA, refB): one cached part per control.
  */
 class ResultWriter {
-  readonly out: string[] = [];
+  readonly out = new PartList();
   readonly resources = new ResourceTable();
   /** A finding as gaps cite it, without the closing brace: `{"finding_id":…,"signal_id":…,"finding_status":…`. */
   private readonly citations = new Map<Finding, string>();
