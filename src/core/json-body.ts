@@ -75,26 +75,8 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
  * analysis result; writing into a buffer sized by `Buffer.byteLength` takes 0.4 ms (docs/benchmarks.md).
  */
 export function jsonBytes(value: unknown): Buffer {
-  return textBytes(JSON.stringify(value));
-}
-
-/**
- * Text already written as JSON (an analysis result in pieces, src/gap/result.ts), in bytes as
- * `jsonBytes` makes them: at the start of `memory` when the text fits there (an earlier answer's
- * memory, given back to a worker: src/pool.ts `AnswerBuffers`), else in new memory. Writing 1.8 MB
- * into memory already touched took 0.12 ms, into new memory 1.1 ms (its pages are faulted in as
- * they are written). `pieceEnds`, when given, receives the byte offset where each piece ends.
- */
-export function textBytes(text: string | readonly string[], memory?: ArrayBuffer, pieceEnds?: number[]): Buffer {
-  const pieces = typeof text === 'string' ? [text] : text;
-  const lengths = pieces.map((piece) => Buffer.byteLength(piece));
-  const length = lengths.reduce((sum, pieceLength) => sum + pieceLength, 0);
-  const bytes = memory && memory.byteLength >= length ? Buffer.from(memory, 0, length) : Buffer.allocUnsafeSlow(length);
-  let offset = 0;
-  pieces.forEach((piece, i) => {
-    bytes.write(piece, offset);
-    offset += lengths[i];
-    pieceEnds?.push(offset);
-  });
+  const text = JSON.stringify(value);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
   return bytes;
 }

@@ -5,9 +5,9 @@ import { assess } from './engine.js';
 import { gapIndexOf } from './gap-index.js';
 import type { Registry } from '../registry/registry.js';
 import { validateAnalysisBody } from './request.js';
-import { parseJsonBody, textBytes } from '../core/json-body.js';
+import { parseJsonBody } from '../core/json-body.js';
 import { resultJson } from './result.js';
-import { memberSpansOf, type DataMemberSpans } from './variant.js';
+import type { DataMemberSpans } from './variant.js';
 
 export interface AnalyzeTask {
   body: Uint8Array;
@@ -66,17 +66,16 @@ export function analyzeRequest(
       signal: (id) => index.signal(id),
     });
     const outcome = assess(index, request.findings, request.frameworks, request.options);
-    const text = resultJson(
+    const { bytes: payload, memberSpans } = resultJson(
       outcome,
       { id: task.id, createdAt: task.createdAt, registryVersion: registry.manifest.registry_version, startedAt: started, options: { ...request.options } },
       extraMeta,
+      task.answerMemory,
     );
-    const pieceEnds: number[] = [];
-    const payload = textBytes(text.pieces, task.answerMemory, pieceEnds);
     return {
       ok: true,
       payload,
-      dataMembers: memberSpansOf(text.memberBoundaries, pieceEnds),
+      dataMembers: memberSpans,
       unusedMemory: payload.buffer === task.answerMemory ? undefined : task.answerMemory,
       summary: {
         frameworks: request.frameworks,

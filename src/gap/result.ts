@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { AnalysisOptions, AnalysisOutcome, CommonGap, ControlAssessment, Finding, FrameworkOutcome, Remediation } from './engine.js';
 import { RESULT_FORMAT_VERSION, SCORING_VERSION, type PostureTally } from './scoring.js';
 import type { AnalysisResult as AnalysisResultSchema } from '../schemas/gap-result.js';
+import type { DataMemberSpans } from './variant.js';
 
 export interface ResultContext {
   id: string;
@@ -82,12 +83,12 @@ class ResourceTable {
  * a test checks every result against it with no member missing or extra, for each combination of
  * options.
  *
- * The text comes as consecutive pieces (`resultTextPieces`), not one string, for the memory they
- * are made in; the caller writes them into the answer's bytes one after the other. Each member of
- * `data` starts and ends at a piece boundary (`memberBoundaries`), so that the caller can note
- * where its bytes lie and answer one variant alone without parsing (src/gap/variant.ts).
+ * The text's parts are written into the answer's bytes piece by piece (`writeResultBytes`), not
+ * joined into one string, for the memory they are made in; `memory` is where the bytes go when
+ * they fit. Where each member of `data` lies in the bytes comes with them, so that one variant
+ * alone is answered without parsing (src/gap/variant.ts).
  */
-export function resultJson(outcome: AnalysisOutcome, context: ResultContext, extraMeta: Record<string, unknown> = {}): ResultText {
+export function resultJson(outcome: AnalysisOutcome, context: ResultContext, extraMeta: Record<string, unknown> = {}, memory?: ArrayBuffer): ResultBytes {
   const { overall } = outcome;
   const summary: Data['summary'] = {
     overall_posture: overall.status,
@@ -155,16 +156,15 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
   member('resources', value(JSON.stringify(writer.resources.list)));
   out.push('},"meta":', JSON.stringify({ ...meta, ...extraMeta }), '}');
   // Joined into pieces at the end: each byte is copied once, not again at every level of nesting.
-  const text = resultTextPieces(out, boundaries);
+  const result = writeResultBytes(out.parts, out.length, boundaries, memory);
   out.release();
-  return text;
+  return result;
 }
 
-/** An analysis result's JSON text in consecutive pieces. */
-export interface ResultText {
-  pieces: string[];
-  /** Piece indices where each member of `data` starts and ends, in pairs: a member is pieces [start, end). */
-  memberBoundaries: number[];
+/** An analysis result as the worker hands it over: its JSON bytes, and where each member of `data` lies in them. */
+export interface ResultBytes {
+  bytes: Buffer;
+  memberSpans: DataMemberSpans;
 }
 
 /**
@@ -175,53 +175,79 @@ export interface ResultText {
  * of this size are made in the young generation, whose pages stay mapped.
  */
 const RESULT_PIECE_UNITS = 32 * 1024;
-/**
- * Above this size the answer is joined only where the members of `data` start and end, into a
- * few large strings. Pieces of RESULT_PIECE_UNITS would all be alive until the last is written,
- * in the young generation, and a scavenge in between copies them: in such pieces, a
- * 10,000-finding analysis (a 20 MB answer) took 14–29 ms longer.
- */
-const PIECED_RESULT_MAX_UNITS = 4 * 1024 * 1024;
 
 /**
- * The parts joined in order into pieces of about RESULT_PIECE_UNITS (a piece ends with the part
- * that reaches the size), and at each of `breaks` (part indices, ascending), which become piece
- * indices in `memberBoundaries`.
+ * The parts (the first `count` of `parts`) in UTF-8, joined in order into pieces of about
+ * RESULT_PIECE_UNITS (a piece ends with the part that reaches the size) and at each of `breaks`
+ * (part indices, ascending), whose byte offsets become the member spans. Each piece is written as
+ * soon as it is made, so that it dies young: when every piece was made before the first was
+ * written, a scavenge in between copied them all, and a 20 MB answer was made instead as a few
+ * strings of megabytes, whose pages are new every analysis (about 5,000 page faults, 10–20 µs
+ * each on this kind of VM: docs/benchmarks.md, session 13).
+ * The bytes are written at the start of `memory` (an earlier answer's, given back to a worker:
+ * src/pool.ts `AnswerBuffers`) when the text fits there, else in new memory of their own.
  */
-function resultTextPieces(list: PartList, breaks: readonly number[]): ResultText {
-  const { parts, length } = list;
-  let total = 0;
-  for (let i = 0; i < length; i++) total += parts[i].length;
-  const pieceUnits = total > PIECED_RESULT_MAX_UNITS ? Infinity : RESULT_PIECE_UNITS;
-  const pieces: string[] = [];
-  const memberBoundaries: number[] = [];
-  let from = 0;
+export function writeResultBytes(parts: readonly string[], count: number, breaks: readonly number[], memory?: ArrayBuffer): ResultBytes {
   let units = 0;
+  for (let i = 0; i < count; i++) units += parts[i].length;
+  const sink = new ByteSink(units, memory);
+  const memberSpans: DataMemberSpans = [];
+  let from = 0;
+  let pieceUnits = 0;
   let next = 0;
   // -1 once every break is passed: reading past the end of `breaks` gave `undefined`, which
   // deoptimized this loop's compiled code at the end of every analysis (--trace-deopt).
   let nextBreak = breaks.length > 0 ? breaks[0] : -1;
-  for (let i = 0; i <= length; i++) {
+  for (let i = 0; i <= count; i++) {
     if (i === nextBreak) {
-      if (i > from) pieces.push(parts.slice(from, i).join(''));
+      if (i > from) sink.write(parts.slice(from, i).join(''));
       from = i;
-      units = 0;
+      pieceUnits = 0;
       while (nextBreak === i) {
-        memberBoundaries.push(pieces.length);
+        memberSpans.push(sink.length);
         next++;
         nextBreak = next < breaks.length ? breaks[next] : -1;
       }
     }
-    if (i === length) break;
-    units += parts[i].length;
-    if (units >= pieceUnits) {
-      pieces.push(parts.slice(from, i + 1).join(''));
+    if (i === count) break;
+    pieceUnits += parts[i].length;
+    if (pieceUnits >= RESULT_PIECE_UNITS) {
+      sink.write(parts.slice(from, i + 1).join(''));
       from = i + 1;
-      units = 0;
+      pieceUnits = 0;
     }
   }
-  if (from < length) pieces.push(parts.slice(from, length).join(''));
-  return { pieces, memberBoundaries };
+  if (from < count) sink.write(parts.slice(from, count).join(''));
+  return { bytes: sink.bytes(), memberSpans };
+}
+
+/**
+ * UTF-8 written one piece after another. Sized first for one byte per UTF-16 unit, the least the
+ * text can take; text outside ASCII takes more, and the memory then grows.
+ */
+class ByteSink {
+  private memory: Buffer;
+  length = 0;
+
+  constructor(units: number, memory: ArrayBuffer | undefined) {
+    this.memory = memory && memory.byteLength >= units ? Buffer.from(memory) : Buffer.allocUnsafeSlow(units);
+  }
+
+  write(piece: string): void {
+    const size = Buffer.byteLength(piece);
+    if (this.length + size > this.memory.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.memory.length, this.length + size));
+      this.memory.copy(grown, 0, 0, this.length);
+      this.memory = grown;
+    }
+    this.memory.write(piece, this.length);
+    this.length += size;
+  }
+
+  /** The bytes written, at the start of the memory (which a worker transfers whole). */
+  bytes(): Buffer {
+    return this.memory.subarray(0, this.length);
+  }
 }
 
 /**

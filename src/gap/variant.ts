@@ -24,10 +24,6 @@ const ONLY_IN: Record<ResultVariant, ReadonlySet<string>> = {
  */
 export type DataMemberSpans = number[];
 
-/** The spans, from the piece indices where each member starts and ends and the byte offsets where each piece ends. */
-export function memberSpansOf(memberBoundaries: readonly number[], pieceEnds: readonly number[]): DataMemberSpans {
-  return memberBoundaries.map((piece) => (piece === 0 ? 0 : pieceEnds[piece - 1]));
-}
 
 const COMMA_BYTES = Buffer.from(',');
 const DATA_OPENING = Buffer.from('{"data":{');

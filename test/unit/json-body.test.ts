@@ -1,5 +1,5 @@
 import t from 'tap';
-import { jsonBytes, MAX_JSON_DEPTH, nestingBeyond, parseJsonBody, textBytes } from '../../src/core/json-body.js';
+import { jsonBytes, MAX_JSON_DEPTH, nestingBeyond, parseJsonBody } from '../../src/core/json-body.js';
 import { ApiError } from '../../src/core/errors.js';
 
 const bytes = (text: string) => Buffer.from(text);
@@ -40,31 +40,4 @@ t.test('jsonBytes: UTF-8 JSON in memory of its own, so a worker can transfer it'
   t.equal(bytes.byteLength, 0, 'transferred, not copied');
   port1.close();
   port2.close();
-});
-
-t.test('textBytes: pieces of text written one after the other, into given memory when they fit', async (t) => {
-  const pieces = ['{"title":"Zugriffsbeschr', 'änkung — ✓","emoji":"😀', '","n":[1,2', '.5]}', ''];
-  const text = pieces.join('');
-  const fresh = textBytes(pieces);
-  t.equal(fresh.toString('utf8'), text, 'the pieces in order, multi-byte characters whole');
-  t.equal(fresh.byteLength, Buffer.byteLength(text));
-  t.equal(fresh.buffer.byteLength, fresh.byteLength, 'new memory of its own when none is given');
-
-  const memory = new ArrayBuffer(1024);
-  new Uint8Array(memory).fill(0x21);
-  const reused = textBytes(pieces, memory);
-  t.equal(reused.buffer, memory, 'written into the memory given');
-  t.equal(reused.byteOffset, 0);
-  t.equal(reused.toString('utf8'), text);
-
-  const small = new ArrayBuffer(8);
-  const grown = textBytes(pieces, small);
-  t.not(grown.buffer, small, 'too small: new memory');
-  t.equal(grown.toString('utf8'), text);
-  t.equal(textBytes(text).toString('utf8'), text, 'one string is one piece');
-
-  const ends: number[] = [];
-  const withEnds = textBytes(pieces, undefined, ends);
-  t.same(ends, [24, 54, 64, 68, 68], 'the byte offset where each piece ends, multi-byte characters counted in bytes');
-  t.equal(withEnds.toString('utf8', ends[0], ends[1]), pieces[1]);
 });
