@@ -72,11 +72,13 @@ function makeRoom(bytes: number): void {
  * - V8 compiles their code and the thread escapes and keeps its registry text: on a fresh service
  *   the first 500-finding analysis took 119 ms in the worker.
  * - Each page of the young generation costs a page fault the first time it is written, and on
- *   this kind of virtual machine a fault costs 10–20 µs. The young generation grows to its full
- *   size over the first analyses, and its two halves are each written through once before it
- *   runs on pages already mapped: until then, 500-finding analyses took 40–55 ms instead of
- *   13–15 ms, one in three for the first 12 or so after a start, about 17,000 faults in all.
- *   That was one or two percent of a 15 s bench run, so the p99 (docs/benchmarks.md, session 13).
+ *   this kind of virtual machine a fault costs 10–20 µs. The young generation grows over the
+ *   first analyses to the size they need, and its two halves are each written through once
+ *   before it runs on pages already mapped: until then, 500-finding analyses took 40–55 ms
+ *   instead of 13–15 ms, one in three for the first 12 or so after a start, about 17,000 faults
+ *   in all. That was one or two percent of a 15 s bench run, so the p99. (A 10,000-finding
+ *   analysis or a large import can grow it further, and the same then happens once more:
+ *   docs/benchmarks.md, session 13.)
  * So before the thread says it is ready it analyses a request made from the registry (500
  * findings over its signals, every status, every gap-analysis framework, evidence asked for) at
  * least four times, and then until its young generation has been emptied twice at a size that no

@@ -24,7 +24,6 @@ const ONLY_IN: Record<ResultVariant, ReadonlySet<string>> = {
  */
 export type DataMemberSpans = number[];
 
-
 const COMMA_BYTES = Buffer.from(',');
 const DATA_OPENING = Buffer.from('{"data":{');
 
