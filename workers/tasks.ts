@@ -67,6 +67,12 @@ function makeRoom(bytes: number): void {
   if (scavenge && youngGeneration().space_available_size < bytes) scavenge({ type: 'minor' });
 }
 
+/** An analysis, once the young generation has room for what it allocates: the warm-up's and a task's. */
+function analyzeInRoom(task: AnalyzeTask): AnalyzeOutput {
+  makeRoom(analysisAllocation(task.body.byteLength));
+  return analyzeRequest(registry, task);
+}
+
 /**
  * The first analyses a thread runs are slow, for two reasons.
  * - V8 compiles their code and the thread escapes and keeps its registry text: on a fresh service
@@ -99,8 +105,7 @@ function warmUp(): void {
   let used = 0;
   let emptiedAtSize = 0;
   for (let i = 1; i <= WARM_UP_MAX_ANALYSES; i++) {
-    makeRoom(analysisAllocation(body.byteLength));
-    analyzeRequest(registry, { body, tier: 'enterprise', id: 'warm-up', createdAt: new Date().toISOString() });
+    analyzeInRoom({ body, tier: 'enterprise', id: 'warm-up', createdAt: new Date().toISOString() });
     const young = youngGeneration();
     if (young.space_size !== size) {
       size = young.space_size;
@@ -122,8 +127,7 @@ export function ready(): true {
 }
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
-  makeRoom(analysisAllocation(task.body.byteLength));
-  const output = analyzeRequest(registry, task);
+  const output = analyzeInRoom(task);
   const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer] : [];
   if (output.unusedMemory) buffers.push(output.unusedMemory);
   return buffers.length ? transferring(output, ...buffers) : output;

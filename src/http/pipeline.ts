@@ -291,14 +291,11 @@ export class Pipeline {
       return refuse(new ApiError('unsupported_media_type', { content_type: contentType, accepted: [...accepted] }, { message }), headers);
     }
     const limit = route.bodyLimit === 'analysis' ? this.services.config.analysisBodyLimitBytes : this.services.config.bodyLimitBytes;
-    const tooLarge = () => errorResponse(new ApiError('payload_too_large', { limit }), Object.assign({}, headers, { Connection: 'close' }));
+    const tooLarge = (closing = true) => errorResponse(new ApiError('payload_too_large', { limit }), closing ? Object.assign({}, headers, { Connection: 'close' }) : headers);
     const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      // The connection stays open and the declared body is read and dropped, so that the client,
-      // still writing it, reads the 413 rather than a reset (DRAINED_BODY_MAX_BYTES).
-      const drained = declared <= DRAINED_BODY_MAX_BYTES;
-      return { kind: 'respond', response: drained ? errorResponse(new ApiError('payload_too_large', { limit }), headers) : tooLarge() };
-    }
+    // Up to DRAINED_BODY_MAX_BYTES the connection stays open and the declared body is read and
+    // dropped, so that the client, still writing it, reads the 413 rather than a reset.
+    if (Number.isFinite(declared) && declared > limit) return { kind: 'respond', response: tooLarge(declared > DRAINED_BODY_MAX_BYTES) };
     return {
       kind: 'read_body',
       limit,
