@@ -34,6 +34,19 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  * --expose-gc: a worker scavenges before an analysis that would not fit in its young generation,
  * rather than in the middle of it (workers/tasks.ts `makeRoom`): the slowest tenth of 500-finding
  * analyses went from 19–21 to 13–14 ms in a worker, and to 15–18 ms through the service
- * (docs/benchmarks.md, session 11).
+ * (docs/benchmarks.md, session 11). A worker also runs a full GC once it is idle after a task that
+ * left much in its old generation (workers/tasks.ts `collectWhenIdle`).
+ *
+ * --min-semi-space-size: a worker's young generation starts at its largest (WORKER_SEMI_SPACE_MB,
+ * src/pool.ts) instead of growing to it. It used to grow from 2 × 64 to 2 × 128 MB on the first
+ * 10,000-finding analysis or large scanner import, and each page it gained cost a page fault the
+ * first time it was written: the next 30 or so 500-finding analyses took 60–70 ms instead of
+ * 15–20. The warm-up now writes the whole young generation through before the thread is ready
+ * (about 0.8 s more to `/readyz`), and V8 never shrinks it below this size. The price is memory:
+ * about 130 MB more per worker from the start. V8 caps the size at each thread's maximum, so the
+ * HTTP thread's young generation starts at its default maximum (16 MB); registry reads did not
+ * change (docs/benchmarks.md, session 14).
  */
-export const SERVICE_NODE_FLAGS = ['--single-threaded-gc', '--heap-growing-percent=100', '--no-allocation-site-pretenuring', '--expose-gc'];
+export const WORKER_SEMI_SPACE_MB = 128;
+
+export const SERVICE_NODE_FLAGS = ['--single-threaded-gc', '--heap-growing-percent=100', '--no-allocation-site-pretenuring', '--expose-gc', `--min-semi-space-size=${WORKER_SEMI_SPACE_MB}`];

@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { projectRoot } from './paths.js';
+import { WORKER_SEMI_SPACE_MB } from './node-flags.js';
 import { ApiError, busyError } from './core/errors.js';
 import type { AnalyzeOutput, AnalyzeTask } from './gap/analyze.js';
 import type { CompareOutcome, CompareTask } from './gap/compare.js';
@@ -97,8 +98,8 @@ export class AnswerBuffers {
   }
 }
 
-/** A worker thread's young generation (three semi-spaces of 128 MB): see createTaskPool. */
-const WORKER_YOUNG_GENERATION_MB = 384;
+/** A worker thread's young generation: V8 counts three semi-spaces (see createTaskPool). */
+const WORKER_YOUNG_GENERATION_MB = 3 * WORKER_SEMI_SPACE_MB;
 
 export const WORKER_ENTRY = join(projectRoot, 'dist', 'workers', 'tasks.js');
 
@@ -127,9 +128,15 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     // p99 753–760 ms in the bench (docs/benchmarks.md). 128 MB semi-spaces, with the scavenge
     // before an analysis (workers/tasks.ts `makeRoom`), took a 10,000-finding analysis in the
     // service from p50 325 to 265 ms; 500-finding analyses did not change, and the process held
-    // 20–130 MB more (docs/benchmarks.md, session 11). The HTTP thread keeps the default: the
+    // 20–130 MB more (docs/benchmarks.md, session 11). They are that size from the start
+    // (--min-semi-space-size, src/node-flags.ts). The HTTP thread keeps the default maximum: the
     // same semi-spaces there made reads beside analyses slower, and its pauses are their latency.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    // A thread waits for its next task in its event loop, not blocked in Atomics.wait, so the
+    // work it leaves for when it is idle runs then: the full GC after a large task
+    // (workers/tasks.ts `collectWhenIdle`) and loading the pdf/xlsx renderers. 500-finding
+    // analyses back to back were as fast either way, within the machine's noise.
+    atomics: 'disabled',
   });
   // One `ready` task per thread: each thread answers it once its module has loaded. Waiting for
   // them also keeps close() from tearing a thread down mid-load, which can abort the process.

@@ -37,8 +37,9 @@ function transferring<T>(value: T, ...buffers: ArrayBufferLike[]): T {
 /**
  * The pdf and xlsx renderers load pdfkit and exceljs: about 0.5 s of module loading that would
  * sit on the start-up path of every thread. They are asked for when the thread says it is ready,
- * so the service is ready sooner; the loading runs once the thread's event loop turns, which is
- * after its first task (see the warm-up below), so an export seldom waits for them.
+ * so the service is ready sooner; the loading runs once the thread's event loop turns (right
+ * after that answer: threads wait for tasks in their event loop, src/pool.ts), so an export
+ * seldom waits for them.
  */
 let renderers: Promise<typeof import('../src/export/render.js')> | undefined;
 const loadRenderers = () => (renderers ??= import('../src/export/render.js'));
@@ -52,7 +53,7 @@ const loadRenderers = () => (renderers ??= import('../src/export/render.js'));
  * `gc` is there when the process runs with --expose-gc (src/node-flags.ts); without it (the
  * service started in a test's own process) the scavenges come when V8 needs them.
  */
-const scavenge = (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc;
+const collect = (globalThis as { gc?: (options?: { type: 'minor' }) => void }).gc;
 
 /**
  * What an analysis allocates, from the size of its request: about 1 MB for 20 findings × 11
@@ -64,7 +65,28 @@ const analysisAllocation = (requestBytes: number) => 2 * 1024 * 1024 + 80 * requ
 const youngGeneration = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!;
 
 function makeRoom(bytes: number): void {
-  if (scavenge && youngGeneration().space_available_size < bytes) scavenge({ type: 'minor' });
+  if (collect && youngGeneration().space_available_size < bytes) collect({ type: 'minor' });
+}
+
+/** A task over a request of this size or more is followed by a full GC (see collectAfterLargeTask). */
+const COLLECT_AFTER_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * A 10,000-finding analysis or a 10 MB scanner import leaves its objects spread over both
+ * generations, the dead in the old one still pointing at some in the young one, and V8 cleared
+ * that up in the middle of later tasks: after one of each, scavenges of 133 and 242 ms came
+ * between 500-finding analyses that took 12–20 ms. So a task over a request of
+ * COLLECT_AFTER_REQUEST_BYTES or more schedules a full GC for the next turn of the thread's
+ * event loop: its answer is posted in this turn, so the collection (100–150 ms) delays at most
+ * the task that comes next, not this one. With the young generation at its full size from the
+ * start (src/node-flags.ts), the p99 of 500-finding analyses right after such tasks went from
+ * 86–96 to 30–32 ms (docs/benchmarks.md, session 14).
+ */
+function collectAfterLargeTask(requestBytes: number): void {
+  // `gc()` without an argument: Node 20's V8 reads an options object only for `type: 'minor'`
+  // and `execution: 'async'`, and takes any other object as the old truthy flag for a scavenge,
+  // so `{ type: 'major' }` scavenged (and left 12,000 faults and a p99 of 49–60 ms behind).
+  if (collect && requestBytes >= COLLECT_AFTER_REQUEST_BYTES) setImmediate(() => collect());
 }
 
 /** An analysis, once the young generation has room for what it allocates: the warm-up's and a task's. */
@@ -83,15 +105,15 @@ function analyzeInRoom(task: AnalyzeTask): AnalyzeOutput {
  *   before it runs on pages already mapped: until then, 500-finding analyses took 40–55 ms
  *   instead of 13–15 ms, one in three for the first 12 or so after a start, about 17,000 faults
  *   in all. That was one or two percent of a 15 s bench run, so the p99. (A 10,000-finding
- *   analysis or a large import can grow it further, and the same then happens once more:
- *   docs/benchmarks.md, session 13.)
+ *   analysis or a large import grew it further, and the same happened once more: it now starts
+ *   at its full size, src/node-flags.ts.)
  * So before the thread says it is ready it analyses a request made from the registry (500
  * findings over its signals, every status, every gap-analysis framework, evidence asked for) at
  * least four times, and then until its young generation has been emptied twice at a size that no
- * longer grows, at most WARM_UP_MAX_ANALYSES times: about 20 analyses, and `/readyz` about 0.9 s
- * later than with four (3.8–4.1 s against 2.9–3.3 s). It runs at start, not after `ready`:
- * Piscina's idle threads wait for tasks in Atomics.wait, so work queued with setImmediate runs
- * only once the first task has come.
+ * longer grows, at most WARM_UP_MAX_ANALYSES times: about 25 analyses with the young generation
+ * at its full size from the start (2 × 128 MB, src/node-flags.ts), and `/readyz` after 4.2 s,
+ * against 2.9–3.3 s with four analyses and 3.4–3.7 s with 2 × 64 MB (docs/benchmarks.md,
+ * sessions 13 and 14). It runs when the thread starts, so the thread is ready only once it is warm.
  */
 const WARM_UP_MIN_ANALYSES = 4;
 const WARM_UP_MAX_ANALYSES = 32;
@@ -128,6 +150,7 @@ export function ready(): true {
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeInRoom(task);
+  collectAfterLargeTask(task.body.byteLength);
   const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer] : [];
   if (output.unusedMemory) buffers.push(output.unusedMemory);
   return buffers.length ? transferring(output, ...buffers) : output;
@@ -135,6 +158,7 @@ export function analyze(task: AnalyzeTask): AnalyzeOutput {
 
 /** POST /v1/gap-analysis/compare of large analyses: parsing two stored results is the heavy part. */
 export function compare(task: CompareTask): CompareOutcome {
+  collectAfterLargeTask(task.baseline.byteLength + task.current.byteLength);
   return compareStored(task);
 }
 
@@ -148,18 +172,21 @@ export async function renderExport(task: RenderExportTask): Promise<Uint8Array> 
   const index = gapIndexOf(registry);
   const { renderExport: renderExportFile } = await loadRenderers();
   const file = await renderExportFile(task, registryEvidence(index), registryControls(index));
+  collectAfterLargeTask(task.payload.byteLength);
   return transferring(file, file.buffer);
 }
 
 /** POST /v1/findings/import above the inline size: read the scanner file, convert, serialize. */
 export function importFindings(task: ImportFindingsTask): ImportFindingsOutput {
   const output = importFindingsOf(registry, task);
+  collectAfterLargeTask(task.body.byteLength);
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
 /** POST /v1/gap-analysis/import above the inline size: convert the file, then the analysis create runs. */
 export function importAnalysis(task: ImportAnalysisTask): AnalyzeOutput {
   const output = importAnalysisOf(registry, task);
+  collectAfterLargeTask(task.body.byteLength);
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
