@@ -34,8 +34,8 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  * --expose-gc: a worker scavenges before an analysis that would not fit in its young generation,
  * rather than in the middle of it (workers/tasks.ts `makeRoom`): the slowest tenth of 500-finding
  * analyses went from 19–21 to 13–14 ms in a worker, and to 15–18 ms through the service
- * (docs/benchmarks.md, session 11). A worker also runs a full GC once it is idle after a task that
- * left much in its old generation (workers/tasks.ts `collectWhenIdle`).
+ * (docs/benchmarks.md, session 11). A worker also runs a full GC once it is idle after a large task
+ * (workers/tasks.ts `collectWhenIdle`).
  *
  * --min-semi-space-size: a worker's young generation starts at its largest (WORKER_SEMI_SPACE_MB,
  * src/pool.ts) instead of growing to it. It used to grow from 2 × 64 to 2 × 128 MB on the first

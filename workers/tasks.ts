@@ -68,25 +68,39 @@ function makeRoom(bytes: number): void {
   if (collect && youngGeneration().space_available_size < bytes) collect({ type: 'minor' });
 }
 
-/** A task over a request of this size or more is followed by a full GC (see collectAfterLargeTask). */
+/** A task over a request of this size or more leaves a full GC owed (see collectWhenIdle). */
 const COLLECT_AFTER_REQUEST_BYTES = 1024 * 1024;
+/** How long a thread must have been without a task before it runs an owed full GC. */
+const IDLE_BEFORE_COLLECTION_MS = 250;
+
+let collectionOwed = false;
+let idleCollection: NodeJS.Timeout | undefined;
 
 /**
- * A 10,000-finding analysis or a 10 MB scanner import leaves its objects spread over both
- * generations, the dead in the old one still pointing at some in the young one, and V8 cleared
- * that up in the middle of later tasks: after one of each, scavenges of 133 and 242 ms came
- * between 500-finding analyses that took 12–20 ms. So a task over a request of
- * COLLECT_AFTER_REQUEST_BYTES or more schedules a full GC for the next turn of the thread's
- * event loop: its answer is posted in this turn, so the collection (100–150 ms) delays at most
- * the task that comes next, not this one. With the young generation at its full size from the
- * start (src/node-flags.ts), the p99 of 500-finding analyses right after such tasks went from
- * 86–96 to 30–32 ms (docs/benchmarks.md, session 14).
+ * Called at the end of every task. A 10,000-finding analysis or a 10 MB scanner import leaves
+ * its objects spread over both generations, the dead in the old one still pointing at some in the
+ * young one, and V8 cleared that up in the middle of later tasks: after one of each, scavenges of
+ * 133 and 242 ms came between 500-finding analyses that took 12–20 ms. So a task over a request
+ * of COLLECT_AFTER_REQUEST_BYTES or more leaves a full GC (100–150 ms) owed, and the thread runs
+ * it once it has had no task for IDLE_BEFORE_COLLECTION_MS; each task's end restarts that wait.
+ * Run straight after each such task, the collection made 10,000-finding analyses sent back to back
+ * wait for it: their p50 went from 1.4 to 2.1 times the JSON floor. Under a steady load it never
+ * runs, and V8 collects when it must, as before. With the young generation at its full size from
+ * the start (src/node-flags.ts), the p99 of 500-finding analyses after one large analysis and one
+ * import went from 86–96 to 30–32 ms (docs/benchmarks.md, session 14).
  */
-function collectAfterLargeTask(requestBytes: number): void {
-  // `gc()` without an argument: Node 20's V8 reads an options object only for `type: 'minor'`
-  // and `execution: 'async'`, and takes any other object as the old truthy flag for a scavenge,
-  // so `{ type: 'major' }` scavenged (and left 12,000 faults and a p99 of 49–60 ms behind).
-  if (collect && requestBytes >= COLLECT_AFTER_REQUEST_BYTES) setImmediate(() => collect());
+function collectWhenIdle(requestBytes: number): void {
+  if (!collect) return;
+  if (requestBytes >= COLLECT_AFTER_REQUEST_BYTES) collectionOwed = true;
+  if (!collectionOwed) return;
+  clearTimeout(idleCollection);
+  idleCollection = setTimeout(() => {
+    collectionOwed = false;
+    // `gc()` without an argument: Node 20's V8 reads an options object only for `type: 'minor'`
+    // and `execution: 'async'`, and takes any other object as the old truthy flag for a scavenge,
+    // so `{ type: 'major' }` scavenged (and left 12,000 faults and a p99 of 49–60 ms behind).
+    collect?.();
+  }, IDLE_BEFORE_COLLECTION_MS);
 }
 
 /** An analysis, once the young generation has room for what it allocates: the warm-up's and a task's. */
@@ -150,7 +164,7 @@ export function ready(): true {
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeInRoom(task);
-  collectAfterLargeTask(task.body.byteLength);
+  collectWhenIdle(task.body.byteLength);
   const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer] : [];
   if (output.unusedMemory) buffers.push(output.unusedMemory);
   return buffers.length ? transferring(output, ...buffers) : output;
@@ -158,13 +172,16 @@ export function analyze(task: AnalyzeTask): AnalyzeOutput {
 
 /** POST /v1/gap-analysis/compare of large analyses: parsing two stored results is the heavy part. */
 export function compare(task: CompareTask): CompareOutcome {
-  collectAfterLargeTask(task.baseline.byteLength + task.current.byteLength);
-  return compareStored(task);
+  const outcome = compareStored(task);
+  collectWhenIdle(task.baseline.byteLength + task.current.byteLength);
+  return outcome;
 }
 
 /** POST /v1/validate/batch above the inline size: schema checks only, no registry reads. */
 export function validateBatch(task: ValidateBatchTask): BatchOutcome {
-  return validateItems(task.schema, task.items);
+  const outcome = validateItems(task.schema, task.items);
+  collectWhenIdle(0);
+  return outcome;
 }
 
 /** POST/GET /v1/gap-analysis/:id/export of a format rendered in the pool (pdf, xlsx): the whole file, transferred back. */
@@ -172,27 +189,29 @@ export async function renderExport(task: RenderExportTask): Promise<Uint8Array> 
   const index = gapIndexOf(registry);
   const { renderExport: renderExportFile } = await loadRenderers();
   const file = await renderExportFile(task, registryEvidence(index), registryControls(index));
-  collectAfterLargeTask(task.payload.byteLength);
+  collectWhenIdle(task.payload.byteLength);
   return transferring(file, file.buffer);
 }
 
 /** POST /v1/findings/import above the inline size: read the scanner file, convert, serialize. */
 export function importFindings(task: ImportFindingsTask): ImportFindingsOutput {
   const output = importFindingsOf(registry, task);
-  collectAfterLargeTask(task.body.byteLength);
+  collectWhenIdle(task.body.byteLength);
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
 /** POST /v1/gap-analysis/import above the inline size: convert the file, then the analysis create runs. */
 export function importAnalysis(task: ImportAnalysisTask): AnalyzeOutput {
   const output = importAnalysisOf(registry, task);
-  collectAfterLargeTask(task.body.byteLength);
+  collectWhenIdle(task.body.byteLength);
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
 /** GET /v1/gap-analysis/:id?variant= of an analysis stored before its member spans were kept: a read of every byte. */
 export function dataMemberSpans(task: { payload: Uint8Array }): DataMemberSpans {
-  return scanMemberSpans(task.payload);
+  const spans = scanMemberSpans(task.payload);
+  collectWhenIdle(0);
+  return spans;
 }
 
 ({ ready, analyze, compare, validateBatch, renderExport, importFindings, importAnalysis, dataMemberSpans }) satisfies TaskModule;
