@@ -42,7 +42,7 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  * 10,000-finding analysis or large scanner import, and each page it gained cost a page fault the
  * first time it was written: the next 30 or so 500-finding analyses took 60–70 ms instead of
  * 15–20. The warm-up now writes the whole young generation through before the thread is ready
- * (about 0.8 s more to `/readyz`), and V8 never shrinks it below this size. The price is memory:
+ * (0.5–0.9 s more to `/readyz`), and V8 never shrinks it below this size. The price is memory:
  * about 130 MB more per worker from the start. V8 caps the size at each thread's maximum, so the
  * HTTP thread's young generation starts at its default maximum (16 MB); registry reads did not
  * change (docs/benchmarks.md, session 14).
