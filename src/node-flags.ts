@@ -38,7 +38,7 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  * (workers/tasks.ts `collectWhenIdle`).
  *
  * --min-semi-space-size: a worker's young generation starts at its largest (WORKER_SEMI_SPACE_MB,
- * src/pool.ts) instead of growing to it. It used to grow from 2 × 64 to 2 × 128 MB on the first
+ * the largest src/pool.ts lets a worker have) instead of growing to it. It used to grow from 2 × 64 to 2 × 128 MB on the first
  * 10,000-finding analysis or large scanner import, and each page it gained cost a page fault the
  * first time it was written: the next 30 or so 500-finding analyses took 60–70 ms instead of
  * 15–20. The warm-up now writes the whole young generation through before the thread is ready
