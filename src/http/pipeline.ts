@@ -75,6 +75,7 @@ export type Admission =
  * takes 0.04 µs). A cached registry read made six of them, so the HTTP thread promoted some
  * 1.7 KB per request to the old generation and paused 10–20 ms in each scavenge.
  */
+
 /**
  * A body declared (Content-Length) over its route's limit, up to this size, is refused with a 413
  * on a connection kept open, and uWS reads the rest of it and drops it. Closed at once, the
