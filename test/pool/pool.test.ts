@@ -90,3 +90,21 @@ t.test('answer buffers: kept up to a count and a size, the small and the transfe
   buffers.give(new ArrayBuffer(30 << 20));
   t.same([buffers.take()?.byteLength, buffers.take()], [40 << 20, undefined], 'no more than 64 MB kept');
 });
+
+t.test('closing the pool answers every unfinished task, running or waiting, 503 shutting_down', async (t) => {
+  const closing = createTaskPool({ threads: 1, queueLimit: 4, registryDir: '', taskTimeoutMs: 3000, filename: FAULTY });
+  await closing.ready;
+  const runOn = (task: string, input: unknown) => closing.run(task as TaskName, input as never);
+  const running = runOn('hold', 2000);
+  const waiting = [runOn('echo', 1), runOn('echo', 2)];
+  t.equal(closing.queueSize, 2, 'two wait behind the running task');
+  const settled = Promise.allSettled([running, ...waiting]);
+  await closing.close();
+  const outcomes = [...(await settled), ...(await Promise.allSettled([runOn('echo', 3)]))];
+  t.same(
+    outcomes.map((o) => (o.status === 'rejected' && o.reason instanceof ApiError ? `${o.reason.status} ${o.reason.code}` : o.status)),
+    ['503 shutting_down', '503 shutting_down', '503 shutting_down', '503 shutting_down'],
+    'the running task, the two waiting and one submitted after close',
+  );
+  t.equal(closing.queueSize, 0);
+});
