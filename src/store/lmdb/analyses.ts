@@ -13,26 +13,39 @@ export class LmdbAnalysisStore implements AnalysisStore {
   constructor(private readonly store: DataStore) {}
 
   async save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord): Promise<SaveOutcome> {
-    const expiresAt = Date.parse(entry.expires_at);
+    const expiryKey: [number, string] = [Date.parse(entry.expires_at), entry.id];
+    // Every write is a single put, which LMDB's write thread carries out; lmdb-js commits the
+    // puts of one event turn together, in the order made. Inside transaction() the payload's
+    // copy (20 MB for 10,000 findings) ran on the HTTP thread, into pages the growing file had
+    // never used, and held every read behind it (docs/benchmarks.md, session 15). The payload
+    // and its expiry record go first: should a crash split the commit, nothing reads a payload
+    // without its index entry, and the sweeper removes it at its expiry.
+    const payloadWritten = Promise.all([this.store.analyses.put(entry.id, payload), this.store.analysisExpiry.put(expiryKey, true)]);
+    if (!idempotency) {
+      // Both awaited here and below: the caller reuses the payload's memory once save() resolves.
+      await Promise.all([payloadWritten, this.store.analysisIndex.put(entry.id, entry), this.store.accountAnalyses.put([entry.account, entry.created_at, entry.id], true)]);
+      return { stored: true };
+    }
     let outcome: SaveOutcome = { stored: true };
-    // LMDB runs write transactions one at a time, so the check and the writes cannot interleave
-    // with another request's save under the same key.
-    await this.store.root.transaction(() => {
-      if (idempotency) {
-        const existing = this.store.idempotency.get([idempotency.account, idempotency.key]);
-        if (existing && Date.parse(existing.expires_at) > Date.parse(idempotency.created_at)) {
-          outcome = { stored: false, existing };
-          return;
-        }
-        if (existing) this.store.idempotencyExpiry.remove([Date.parse(existing.expires_at), existing.account, existing.key]);
-        this.store.idempotency.put([idempotency.account, idempotency.key], idempotency);
-        this.store.idempotencyExpiry.put([Date.parse(idempotency.expires_at), idempotency.account, idempotency.key], true);
+    // The key's check and its writes in one transaction: LMDB runs them one at a time, so they
+    // cannot interleave with another request's save under the same key. lmdb-js runs queued
+    // single puts before queued transaction callbacks, so the payload is never stored after its
+    // entry; a save that loses the race removes it.
+    const indexed = this.store.root.transaction(() => {
+      const existing = this.store.idempotency.get([idempotency.account, idempotency.key]);
+      if (existing && Date.parse(existing.expires_at) > Date.parse(idempotency.created_at)) {
+        outcome = { stored: false, existing };
+        this.store.analyses.remove(entry.id);
+        this.store.analysisExpiry.remove(expiryKey);
+        return;
       }
-      this.store.analyses.put(entry.id, payload);
+      if (existing) this.store.idempotencyExpiry.remove([Date.parse(existing.expires_at), existing.account, existing.key]);
+      this.store.idempotency.put([idempotency.account, idempotency.key], idempotency);
+      this.store.idempotencyExpiry.put([Date.parse(idempotency.expires_at), idempotency.account, idempotency.key], true);
       this.store.analysisIndex.put(entry.id, entry);
-      this.store.analysisExpiry.put([expiresAt, entry.id], true);
       this.store.accountAnalyses.put([entry.account, entry.created_at, entry.id], true);
     });
+    await Promise.all([payloadWritten, indexed]);
     return outcome;
   }
 
