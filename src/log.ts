@@ -11,6 +11,17 @@ export type { Logger };
  */
 const LOG_MAX_WRITE_BYTES = 1 << 20;
 
+/**
+ * sonic-boom writes once this many bytes are pending, or when LOG_FLUSH_INTERVAL_MS has passed.
+ * Writing whatever was pending whenever the last write had finished made thousands of write(2)s
+ * a second under load, each handed to a libuv thread that then took a core from the HTTP thread:
+ * during a flood of 10,000-finding analyses a fifth of the HTTP thread's time was spent in those
+ * hand-offs (docs/benchmarks.md, session 15). A line reaches the log at most this late, or is
+ * lost with it if the process is killed (SIGTERM and SIGINT flush).
+ */
+const LOG_MIN_WRITE_BYTES = 64 * 1024;
+const LOG_FLUSH_INTERVAL_MS = 100;
+
 /** A destination that takes bytes: pino's sonic-boom in buffer mode. */
 interface ByteDestination {
   write(bytes: Buffer): boolean;
@@ -29,7 +40,14 @@ interface ByteDestination {
  * the access log's joined lines once per turn) is encoded on its way in.
  */
 export function createLogger(level: string): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, maxWrite: LOG_MAX_WRITE_BYTES, contentMode: 'buffer' }) as unknown as ByteDestination;
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    maxWrite: LOG_MAX_WRITE_BYTES,
+    minLength: LOG_MIN_WRITE_BYTES,
+    periodicFlush: LOG_FLUSH_INTERVAL_MS,
+    contentMode: 'buffer',
+  }) as unknown as ByteDestination;
   const lines = {
     write: (line: string) => destination.write(Buffer.from(line)),
     flush: (callback: (error?: Error) => void) => destination.flush(callback),
