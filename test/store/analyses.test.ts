@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,17 @@ async function codeOf(fn: () => Promise<unknown>): Promise<string | undefined> {
   }
 }
 
+/** An LMDB data store in a temp dir, closed and removed when the test ends; and its analyses. */
+function openTestStore(t: Test) {
+  const dir = mkdtempSync(join(tmpdir(), 'csr-analyses-'));
+  const data = openDataStore(dir);
+  t.teardown(async () => {
+    await data.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { data, store: new LmdbAnalysisStore(data) };
+}
+
 t.test('analysis ids: GAP-<date>-<50 random bits>', async (t) => {
   const date = new Date('2026-11-21T10:00:00Z');
   const ids = new Set(Array.from({ length: 1000 }, () => newAnalysisId(date)));
@@ -40,13 +51,7 @@ t.test('analysis ids: GAP-<date>-<50 random bits>', async (t) => {
 });
 
 t.test('retention, expiry and the sweeper with an injected clock', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'csr-analyses-'));
-  const data = openDataStore(dir);
-  t.teardown(async () => {
-    await data.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const store = new LmdbAnalysisStore(data);
+  const { data, store } = openTestStore(t);
   const day0 = new Date('2026-01-01T00:00:00Z');
   const at = (days: number) => new Date(day0.getTime() + days * 86_400_000);
 
@@ -81,13 +86,7 @@ t.test('retention, expiry and the sweeper with an injected clock', async (t) => 
 });
 
 t.test('a payload is written apart from its index entry: a lost idempotency race or a crash between them leaves nothing for long', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'csr-analyses-'));
-  const data = openDataStore(dir);
-  t.teardown(async () => {
-    await data.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const store = new LmdbAnalysisStore(data);
+  const { data, store } = openTestStore(t);
   const day0 = new Date('2026-01-01T00:00:00Z');
   const record = (analysisId: string) => ({ account: 'acme', key: 'k-1', operation: 'POST /v1/gap-analysis', fingerprint: 'f1', analysis_id: analysisId, status: 200, created_at: day0.toISOString(), expires_at: new Date(day0.getTime() + 86_400_000).toISOString() });
 
