@@ -108,7 +108,7 @@ export interface TaskPoolOptions {
   threads: number;
   queueLimit: number;
   registryDir: string;
-  /** Longest a task may take from submission to answer. */
+  /** Longest a task may wait for a thread, and longest it may then run on it. */
   taskTimeoutMs: number;
   /** The task module; tests substitute their own to exercise failing and stuck tasks. */
   filename?: string;
@@ -205,16 +205,23 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     async run(task, input, transferList) {
       if (closing) throw shuttingDown();
       if (isFull()) throw busyError(options.queueLimit);
-      // The budget counts from submission: time spent waiting for a thread is part of it.
-      const signal = AbortSignal.timeout(options.taskTimeoutMs);
+      // Two budgets of TASK_TIMEOUT_MS: one to get a thread, one to run on it. With one budget
+      // from submission, once the queue held more work than the budget (64 10,000-finding
+      // analyses take longer than 10 s), tasks spent it waiting, the running one was cut short
+      // and its thread replaced (4 s of warm-up, while the queue timed out behind it): 54 and 27
+      // answers in 40 s of a 96-client flood, against 139 and 152 with two budgets
+      // (docs/benchmarks.md, session 15). A task that got its thread is stopped only if it is
+      // itself stuck.
+      const waitBudget = AbortSignal.timeout(options.taskTimeoutMs);
       const submitted = performance.now();
       const done = (outcome: 'ok' | 'failed' | 'timeout') => options.onTaskDone?.(task, outcome, (performance.now() - submitted) / 1000);
       try {
-        await takeThread(signal);
+        await takeThread(waitBudget);
       } catch (error) {
         done(closing ? 'failed' : 'timeout');
         throw error;
       }
+      const signal = AbortSignal.timeout(options.taskTimeoutMs);
       try {
         const output = await piscina.run(input, { name: task, transferList, signal });
         done('ok');
