@@ -110,14 +110,14 @@ t.test('closing the pool answers every unfinished task, running or waiting, 503 
 });
 
 t.test('a task that waited most of its budget for a thread still gets the whole budget to run', async (t) => {
-  const budgeted = createTaskPool({ threads: 1, queueLimit: 4, registryDir: '', taskTimeoutMs: 1000, filename: FAULTY });
+  const budgeted = createTaskPool({ threads: 1, queueLimit: 4, registryDir: '', taskTimeoutMs: 1500, filename: FAULTY });
   t.teardown(() => budgeted.close());
   await budgeted.ready;
   const runOn = (task: string, input: unknown) => budgeted.run(task as TaskName, input as never);
-  const first = runOn('hold', 700);
-  // Submitted now, it gets the thread after 700 ms and needs 600 ms more: past 1,000 ms from submission.
-  const second = runOn('hold', 600);
-  t.same(await Promise.all([first, second]), [700, 600], 'both answered');
+  const first = runOn('hold', 1000);
+  // Submitted now, it gets the thread after 1,000 ms and needs 900 ms more: past 1,500 ms from submission.
+  const second = runOn('hold', 900);
+  t.same(await Promise.all([first, second]), [1000, 900], 'both answered');
   const stuck = await runOn('spin', null).then(
     () => undefined,
     (e: unknown) => e,
