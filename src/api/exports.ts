@@ -13,6 +13,7 @@ import { ExportBody, ExportJsonFile, ExportQuery, type ExportFormat, type Render
 import { gapIndexOf } from '../gap/gap-index.js';
 import { tierAtLeast } from '../tiers.js';
 import { resolveFramework } from './query.js';
+import { readAnalysis } from '../store/analyses.js';
 
 interface ExportRequest {
   format: ExportFormat;
@@ -41,7 +42,7 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
   const requested = request.frameworks?.map((code) => resolveFramework(services.registry, request.frameworksParameter, code, services.registry.gapFrameworkCodes()));
 
   const now = services.now();
-  const stored = await services.analyses.get(ctx.params.id, account.name, now);
+  const stored = await readAnalysis(services.analyses, ctx.params.id, account.name, now);
   const { entry } = stored;
   if (requested) {
     requested.forEach((code, i) => {

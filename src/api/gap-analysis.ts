@@ -8,7 +8,8 @@ import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js
 import { compareStored, type CompareTask } from '../gap/compare.js';
 import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } from '../schemas/gap.js';
 import { AnalysisListData, AnalysisListMeta, AnalysisResultData, AnalysisResultMeta, ComparisonData, VersionOnlyMeta } from '../schemas/gap-result.js';
-import { expiryOf, newAnalysisId } from '../store/analyses.js';
+import { expiryOf, newAnalysisId, readAnalysis } from '../store/analyses.js';
+import { brotliOf } from '../store/result-codec.js';
 import { idempotencyRecord, idempotentRequest, replay } from './idempotency.js';
 import { answerInVariant, requestedVariant, storedAnswer, VariantQuery } from './result-variant.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
@@ -64,6 +65,7 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
   const analysed = performance.now();
   if (!output.ok) throw new ApiError(output.error.code, output.error.details, { message: output.error.message });
   const payload = Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength);
+  const storedForm = Buffer.from(output.stored.buffer, output.stored.byteOffset, output.stored.byteLength);
   const expiresAt = expiryOf(createdAt, GAP_ANALYSIS_LIMITS[account.tier].retentionDays);
   const outcome = await services.analyses.save(
     {
@@ -75,7 +77,7 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
       ...output.summary,
       data_members: output.dataMembers,
     },
-    payload,
+    storedForm,
     idempotent && idempotencyRecord(idempotent, account.name, id, 200, createdAt),
   );
   const { answerBuffers } = services.pool;
@@ -93,11 +95,12 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
       ...JSON_TYPE,
       'X-Analysis-Expires-At': expiresAt.toISOString(),
       // Where the time went, for integrators' latency dashboards: the analysis (queue and worker
-      // included) and the durable write.
+      // included, compression for the store too) and the durable write.
       'Server-Timing': `analysis;dur=${(analysed - started).toFixed(1)}, store;dur=${(stored - analysed).toFixed(1)}`,
     },
     file: answer ? answer.file : payload,
-    // Stored (the store copies what it writes) and, once sent or cut into one variant, read by nothing.
+    brotli: answer ? undefined : brotliOf(storedForm),
+    // Stored in its compressed form and, once sent or cut into one variant, read by nothing.
     afterSend: () => {
       answer?.afterSend?.();
       answerBuffers.give(payload.buffer);
@@ -106,7 +109,7 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
 }
 
 async function get(ctx: RouteContext) {
-  const stored = await ctx.services.analyses.get(ctx.params.id, ctx.account.name, ctx.services.now());
+  const stored = await readAnalysis(ctx.services.analyses, ctx.params.id, ctx.account.name, ctx.services.now());
   return { headers: { ...JSON_TYPE, 'X-Analysis-Expires-At': stored.entry.expires_at }, ...(await storedAnswer(ctx, stored)) };
 }
 
@@ -171,8 +174,8 @@ async function compare(ctx: RouteContext<unknown, CompareBodyType>) {
   const { services, account, body } = ctx;
   const now = services.now();
   // One after the other, so that an unknown baseline is reported before the current, as before.
-  const baseline = await services.analyses.get(body.baseline_id, account.name, now);
-  const current = await services.analyses.get(body.current_id, account.name, now);
+  const baseline = await readAnalysis(services.analyses, body.baseline_id, account.name, now);
+  const current = await readAnalysis(services.analyses, body.current_id, account.name, now);
   const task: CompareTask = {
     baseline: baseline.payload,
     current: current.payload,

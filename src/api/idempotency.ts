@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, invalidParameter } from '../core/errors.js';
 import type { FileReply, RouteContext } from '../http/route.js';
 import type { IdempotencyRecord } from '../store/types.js';
+import { readAnalysis } from '../store/analyses.js';
 import { storedAnswer } from './result-variant.js';
 
 /**
@@ -53,7 +54,7 @@ export async function replay(ctx: RouteContext, request: IdempotentRequest, reco
   if (record.fingerprint !== request.fingerprint) {
     throw new ApiError('idempotency_key_reused', { key: request.key, window_hours: IDEMPOTENCY_WINDOW_HOURS, operation: record.operation });
   }
-  const stored = await ctx.services.analyses.get(record.analysis_id, ctx.account.name, ctx.services.now());
+  const stored = await readAnalysis(ctx.services.analyses, record.analysis_id, ctx.account.name, ctx.services.now());
   return {
     status: record.status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Analysis-Expires-At': stored.entry.expires_at, [REPLAYED_HEADER]: 'true' },

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../schemas/string-enum.js';
 import { RESULT_VARIANTS, resultInVariant, type DataMemberSpans, type ResultVariant } from '../gap/variant.js';
 import type { FileReply, RouteContext } from '../http/route.js';
-import type { StoredAnalysis } from '../store/types.js';
+import type { AnalysisRead } from '../store/analyses.js';
 
 /**
  * `?variant=a|b` on the routes that answer with an analysis result: one of the spec's two shapes
@@ -29,9 +29,9 @@ export function requestedVariant(ctx: RouteContext): ResultVariant | undefined {
  * for a worker's next answer, rather than left for the HTTP thread's collector (which starts a
  * full GC for every 64 MB of such memory: docs/benchmarks.md, session 9).
  */
-export async function storedAnswer(ctx: RouteContext, stored: StoredAnalysis): Promise<Pick<FileReply, 'file' | 'afterSend'>> {
+export async function storedAnswer(ctx: RouteContext, stored: AnalysisRead): Promise<Pick<FileReply, 'file' | 'brotli' | 'afterSend'>> {
   const variant = requestedVariant(ctx);
-  if (!variant) return { file: stored.payload };
+  if (!variant) return { file: stored.payload, brotli: stored.brotli };
   const spans = stored.entry.data_members ?? (await ctx.services.pool.run('dataMemberSpans', { payload: stored.payload }));
   return answerInVariant(ctx, stored.payload, spans, variant);
 }

@@ -31,6 +31,8 @@ export interface FileReply {
   status?: number;
   headers: Record<string, string>;
   file: Buffer | string;
+  /** `file` already compressed with brotli (a stored analysis), sent as it is to a client that chooses br. */
+  brotli?: Buffer;
   /** Called once, when nothing reads `file` any more: the answer written, or the client gone. */
   afterSend?: () => void;
 }

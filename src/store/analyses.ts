@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../core/errors.js';
-import type { AnalysisIndexEntry, AnalysisStore } from './types.js';
+import type { AnalysisIndexEntry, AnalysisStore, StoredAnalysis } from './types.js';
+import { answerOf, brotliOf } from './result-codec.js';
 
 export type { AnalysisIndexEntry, AnalysisListQuery, AnalysisStore, IdempotencyRecord, SaveOutcome, StoredAnalysis } from './types.js';
 
@@ -34,6 +35,21 @@ export function liveEntry(entry: AnalysisIndexEntry | undefined, id: string, acc
     throw new ApiError('GAP_EXPIRED', { id, expired_at: entry.expires_at });
   }
   return entry;
+}
+
+/** A stored analysis read back: its answer as first sent, and its brotli form when it was kept compressed. */
+export interface AnalysisRead {
+  entry: AnalysisIndexEntry;
+  /** The create response exactly as it was sent: `{"data":…,"meta":…}` in UTF-8. */
+  payload: Buffer;
+  /** The same bytes as a brotli stream, for a client that accepts `br` (absent for analyses stored as sent). */
+  brotli?: Buffer;
+}
+
+/** Reads an analysis the caller may see (GAP_NOT_FOUND, GAP_EXPIRED otherwise), its answer decompressed. */
+export async function readAnalysis(store: AnalysisStore, id: string, account: string, now: Date): Promise<AnalysisRead> {
+  const { entry, payload: stored }: StoredAnalysis = await store.get(id, account, now);
+  return { entry, payload: await answerOf(stored), brotli: brotliOf(stored) };
 }
 
 /** Runs the sweeper every `intervalMs` until stopped. */

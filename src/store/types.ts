@@ -73,7 +73,10 @@ export interface AnalysisIndexEntry {
 
 export interface StoredAnalysis {
   entry: AnalysisIndexEntry;
-  /** The create response exactly as it was sent: `{"data":…,"meta":…}` in UTF-8. */
+  /**
+   * The create response in its stored form (src/store/result-codec.ts: compressed, or as sent for
+   * analyses stored before 2026-11-27); `readAnalysis` gives it back as sent.
+   */
   payload: Buffer;
 }
 

@@ -8,6 +8,8 @@ import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startTestService, call } from '../helpers/service.js';
 import { chooseCoding } from '../../src/http/compression.js';
+import { answerOf, brotliOf } from '../../src/store/result-codec.js';
+import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
 
 interface Raw {
   status: number;
@@ -104,6 +106,38 @@ t.test('analysis results are compressed off the HTTP thread; below the threshold
   t.same(plain.body, decode(stored));
 });
 
+t.test('an analysis is compressed once, in the worker, for the store: a br client is sent those bytes', async (t) => {
+  const service = await startTestService({ env: { WORKERS: '1' } });
+  t.teardown(() => service.close());
+  const key = await service.key('enterprise', 'stored-br');
+  const signals = (await call(service, 'GET', '/v1/signals?per_page=50', { key })).body.data as Array<{ id: string }>;
+  // Past the inline size, so the analysis runs in the pool.
+  const findings = Array.from({ length: 200 }, (_, i) => ({ id: `f-${i}`, signal_id: signals[i % signals.length].id, status: 'open', observed_at: '2026-11-20T10:00:00Z' }));
+  const body = JSON.stringify({ frameworks: ['HIPAA', 'SOC2', 'PCI-DSS'], findings });
+  t.ok(body.length > INLINE_ANALYSIS_MAX_BYTES);
+  const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const created = await raw(`${service.url}/v1/gap-analysis`, 'POST', { ...auth, 'accept-encoding': 'br' }, body);
+  t.equal(created.status, 200, created.body.toString().slice(0, 200));
+  t.equal(created.headers['content-encoding'], 'br');
+  t.equal(created.headers.vary, 'Accept-Encoding');
+  const answer = decode(created);
+  const id = JSON.parse(answer.toString()).data.id as string;
+  const { analyses, now } = service.services;
+  const stored = (await analyses.get(id, 'stored-br', now())).payload;
+  t.same(created.body, brotliOf(stored), 'the body is the stored brotli stream');
+  t.same(await answerOf(stored), answer, 'which holds the answer');
+  const again = await raw(`${service.url}/v1/gap-analysis/${id}`, 'GET', { authorization: auth.authorization, 'accept-encoding': 'gzip;q=0.5, br' });
+  t.same(again.body, created.body, 'a GET in br: the same bytes');
+  const plain = await raw(`${service.url}/v1/gap-analysis/${id}`, 'GET', { authorization: auth.authorization });
+  t.same(plain.body, answer, 'in identity: the answer decompressed');
+  const gzip = await raw(`${service.url}/v1/gap-analysis/${id}`, 'GET', { authorization: auth.authorization, 'accept-encoding': 'gzip' });
+  t.equal(gzip.headers['content-encoding'], 'gzip');
+  t.same(decode(gzip), answer, 'in gzip: compressed from the answer');
+  const variant = await raw(`${service.url}/v1/gap-analysis/${id}?variant=a`, 'GET', { authorization: auth.authorization, 'accept-encoding': 'br' });
+  t.equal(variant.headers['content-encoding'], 'br');
+  t.ok(decode(variant).length < answer.length, 'one variant: cut from the answer, then compressed');
+});
+
 t.test('COMPRESS_MIN_BYTES=0 turns compression off', async (t) => {
   const service = await startTestService({ env: { COMPRESS_MIN_BYTES: '0' } });
   t.teardown(() => service.close());
@@ -112,4 +146,10 @@ t.test('COMPRESS_MIN_BYTES=0 turns compression off', async (t) => {
   t.equal(answer.status, 200);
   t.equal(answer.headers['content-encoding'], undefined);
   t.equal(answer.headers.vary, undefined, 'nothing varies then');
+  const signalId = (JSON.parse(answer.body.toString()).data as Array<{ id: string }>)[0].id;
+  const body = JSON.stringify({ frameworks: ['HIPAA'], findings: [{ id: 'f-1', signal_id: signalId, status: 'open', observed_at: '2026-11-20T10:00:00Z' }] });
+  const created = await raw(`${service.url}/v1/gap-analysis`, 'POST', { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'accept-encoding': 'br' }, body);
+  t.equal(created.status, 200);
+  t.equal(created.headers['content-encoding'], undefined, 'an analysis, though stored compressed, is sent as it is');
+  t.equal(JSON.parse(created.body.toString()).data.frameworks_requested[0], 'HIPAA');
 });

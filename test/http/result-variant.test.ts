@@ -8,6 +8,7 @@ import { startTestService, call, type TestService } from '../helpers/service.js'
 import { finding, testRegistry } from '../helpers/findings.js';
 import { fixture } from '../ingest/helpers.js';
 import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
+import { answerOf, brotliOf } from '../../src/store/result-codec.js';
 import { expectedVariant, type AnalysisResultJson } from '../helpers/variants.js';
 
 const ALL = ['HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA'];
@@ -79,7 +80,7 @@ t.test('an idempotent retry answers in the variant it asks for', async (t) => {
   t.equal(plain.text, JSON.stringify(union), 'and without the parameter, both');
 });
 
-t.test('an analysis stored before member spans were kept: found by reading it, in the pool', async (t) => {
+t.test('an analysis stored as sent, before member spans were kept: found by reading it, in the pool', async (t) => {
   const service = await startTestService({ env: { WORKERS: '1' } });
   t.teardown(() => service.close());
   const key = await service.key('enterprise', 'variant-legacy');
@@ -89,8 +90,11 @@ t.test('an analysis stored before member spans were kept: found by reading it, i
   t.ok(stored.entry.data_members && stored.entry.data_members.length === 26, 'a new analysis keeps the spans of its 13 members');
   const { data_members: _spans, ...legacyEntry } = stored.entry;
   const legacyId = created.body.data.id.replace(/.$/, (c: string) => (c === 'Z' ? 'Y' : 'Z'));
-  await analyses.save({ ...legacyEntry, id: legacyId }, stored.payload);
-  t.notOk('data_members' in (await analyses.get(legacyId, 'variant-legacy', now())).entry, 'the copy is stored as before: no spans');
+  t.ok(brotliOf(stored.payload), 'a new analysis is stored compressed');
+  await analyses.save({ ...legacyEntry, id: legacyId }, await answerOf(stored.payload));
+  const legacy = await analyses.get(legacyId, 'variant-legacy', now());
+  t.notOk('data_members' in legacy.entry, 'the copy is stored as before: no spans');
+  t.equal(legacy.payload[0], 0x7b, 'and as it was sent, uncompressed');
   for (const variant of ['a', 'b'] as const) {
     const fromSpans = await call(service, 'GET', `/v1/gap-analysis/${created.body.data.id}?variant=${variant}`, { key });
     const fromReading = await call(service, 'GET', `/v1/gap-analysis/${legacyId}?variant=${variant}`, { key });
