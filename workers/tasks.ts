@@ -165,7 +165,7 @@ export function ready(): true {
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeInRoom(task);
   collectWhenIdle(task.body.byteLength);
-  const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer, output.stored.buffer] : [];
+  const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer] : [];
   if (output.unusedMemory) buffers.push(output.unusedMemory);
   return buffers.length ? transferring(output, ...buffers) : output;
 }
@@ -204,7 +204,7 @@ export function importFindings(task: ImportFindingsTask): ImportFindingsOutput {
 export function importAnalysis(task: ImportAnalysisTask): AnalyzeOutput {
   const output = importAnalysisOf(registry, task);
   collectWhenIdle(task.body.byteLength);
-  return output.ok ? transferring(output, output.payload.buffer, output.stored.buffer) : output;
+  return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
 /** GET /v1/gap-analysis/:id?variant= of an analysis stored before its member spans were kept: a read of every byte. */

@@ -72,10 +72,10 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
 
   if (writer.runs === 'http-thread') {
     const header = exportHeader(request.format, entry.id, account.name, generatedAt, options);
-    return { headers, stream: writer.stream({ payload: stored.payload, header, options, evidence }) };
+    return { headers, stream: writer.stream({ payload: await stored.answer(), header, options, evidence }) };
   }
   // The stored copy is ours alone: transfer it to the worker rather than copy it again.
-  const bytes = stored.payload;
+  const bytes = await stored.answer();
   const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
   const task: RenderExportTask = { format: request.format, payload, options, account: account.name, generatedAt };
   const file = await services.pool.run('renderExport', task, [payload.buffer as ArrayBuffer]);

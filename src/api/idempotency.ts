@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError, invalidParameter } from '../core/errors.js';
-import type { FileReply, RouteContext } from '../http/route.js';
+import type { CompressedFileReply, FileReply, RouteContext } from '../http/route.js';
 import type { IdempotencyRecord } from '../store/types.js';
 import { readAnalysis } from '../store/analyses.js';
 import { storedAnswer } from './result-variant.js';
@@ -50,7 +50,7 @@ export function idempotencyRecord(request: IdempotentRequest, account: string, a
 }
 
 /** A retry answers what the first request answered; a different request under the key is refused. */
-export async function replay(ctx: RouteContext, request: IdempotentRequest, record: IdempotencyRecord): Promise<FileReply> {
+export async function replay(ctx: RouteContext, request: IdempotentRequest, record: IdempotencyRecord): Promise<FileReply | CompressedFileReply> {
   if (record.fingerprint !== request.fingerprint) {
     throw new ApiError('idempotency_key_reused', { key: request.key, window_hours: IDEMPOTENCY_WINDOW_HOURS, operation: record.operation });
   }

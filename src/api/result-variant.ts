@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../schemas/string-enum.js';
 import { RESULT_VARIANTS, resultInVariant, type DataMemberSpans, type ResultVariant } from '../gap/variant.js';
-import type { FileReply, RouteContext } from '../http/route.js';
+import type { CompressedFileReply, FileReply, RouteContext } from '../http/route.js';
 import type { AnalysisRead } from '../store/analyses.js';
 
 /**
@@ -23,17 +23,20 @@ export function requestedVariant(ctx: RouteContext): ResultVariant | undefined {
 }
 
 /**
- * A stored analysis's bytes in the variant the request asks for, as a reply's `file` and
- * `afterSend`. Analyses stored before the byte spans of their members were kept have them found
+ * A stored analysis's bytes in the variant the request asks for, as a reply. Without a variant,
+ * an analysis kept compressed is a CompressedFileReply: decompressed only for a client that does
+ * not take br. Analyses stored before the byte spans of their members were kept have them found
  * by reading the payload, in a worker. A variant's bytes are new memory: once sent, they are kept
  * for a worker's next answer, rather than left for the HTTP thread's collector (which starts a
  * full GC for every 64 MB of such memory: docs/benchmarks.md, session 9).
  */
-export async function storedAnswer(ctx: RouteContext, stored: AnalysisRead): Promise<Pick<FileReply, 'file' | 'brotli' | 'afterSend'>> {
+export async function storedAnswer(ctx: RouteContext, stored: AnalysisRead): Promise<Pick<FileReply, 'file' | 'afterSend'> | Pick<CompressedFileReply, 'brotli' | 'identityLength' | 'identity'>> {
   const variant = requestedVariant(ctx);
-  if (!variant) return { file: stored.payload, brotli: stored.brotli };
-  const spans = stored.entry.data_members ?? (await ctx.services.pool.run('dataMemberSpans', { payload: stored.payload }));
-  return answerInVariant(ctx, stored.payload, spans, variant);
+  if (!variant && stored.compressed) return { brotli: stored.compressed.brotli, identityLength: stored.compressed.length, identity: stored.answer };
+  const payload = await stored.answer();
+  if (!variant) return { file: payload };
+  const spans = stored.entry.data_members ?? (await ctx.services.pool.run('dataMemberSpans', { payload }));
+  return answerInVariant(ctx, payload, spans, variant);
 }
 
 /** The variant's bytes cut from `payload`, given to the workers' answer memory once sent. */

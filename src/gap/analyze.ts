@@ -8,7 +8,6 @@ import { validateAnalysisBody } from './request.js';
 import { parseJsonBody } from '../core/json-body.js';
 import { resultJson } from './result.js';
 import type { DataMemberSpans } from './variant.js';
-import { storedForm } from '../store/result-codec.js';
 
 export interface AnalyzeTask {
   body: Uint8Array;
@@ -34,14 +33,7 @@ export interface AnalysisSummary {
  * to the worker's collector.
  */
 export type AnalyzeOutput = (
-  | {
-      ok: true;
-      payload: Uint8Array;
-      /** The payload in the form it is stored in (src/store/result-codec.ts), made here, off the HTTP thread. */
-      stored: Uint8Array;
-      summary: AnalysisSummary;
-      dataMembers: DataMemberSpans;
-    }
+  | { ok: true; payload: Uint8Array; summary: AnalysisSummary; dataMembers: DataMemberSpans }
   | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string } }
 ) & { unusedMemory?: ArrayBuffer };
 
@@ -83,7 +75,6 @@ export function analyzeRequest(
     return {
       ok: true,
       payload,
-      stored: storedForm(payload),
       dataMembers: memberSpans,
       unusedMemory: payload.buffer === task.answerMemory ? undefined : task.answerMemory,
       summary: {

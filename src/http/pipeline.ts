@@ -6,7 +6,7 @@ import { ApiError, busyError } from '../core/errors.js';
 import { MemoryRateLimiter } from '../limits/memory.js';
 import { rateLimitedError, type RateDecision, type RateLimiter } from '../limits/types.js';
 import { Router, type RouteMatch } from './router.js';
-import type { Reply, Route, RouteContext } from './route.js';
+import type { CompressedFileReply, Reply, Route, RouteContext } from './route.js';
 import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
 import { bearerToken } from '../core/bearer.js';
@@ -372,7 +372,7 @@ export class Pipeline {
     const { status, afterSend } = response;
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) return { status, headers, body, afterSend };
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    const coding = bytes.length >= this.compressMinBytes ? chooseCoding(request.headers['accept-encoding']) : undefined;
+    const coding = this.codingFor(request, bytes.length);
     if (!coding) return { status, headers, body: bytes, afterSend };
     headers['Content-Encoding'] = coding;
     if (coding === 'br' && response.brotli) return { status, headers, body: response.brotli, afterSend };
@@ -381,6 +381,20 @@ export class Pipeline {
     // form is (same input, same settings, same output), whichever request compresses it first.
     headers.ETag = codedEtag(headers.ETag, coding);
     return { status, headers, body: await compress(bytes, coding, 'kept'), afterSend };
+  }
+
+  /** The coding a JSON answer of `length` bytes goes in to this client, or undefined for identity. */
+  private codingFor(request: IncomingRequest, length: number): ContentCoding | undefined {
+    return this.compressMinBytes > 0 && length >= this.compressMinBytes ? chooseCoding(request.headers['accept-encoding']) : undefined;
+  }
+
+  /** A file kept compressed: its brotli bytes as they are when the client takes br, else the bytes it holds. */
+  private async compressedFile(request: IncomingRequest, reply: CompressedFileReply, headers: Record<string, string>): Promise<OutgoingResponse> {
+    const status = reply.status ?? 200;
+    if (this.codingFor(request, reply.identityLength) === 'br') {
+      return { status, headers: Object.assign({}, headers, reply.headers, { Vary: 'Accept-Encoding', 'Content-Encoding': 'br' }), body: reply.brotli };
+    }
+    return { status, headers: Object.assign({}, headers, reply.headers), body: await reply.identity() };
   }
 
   /** The admission with compression applied to whatever its run produces. */
@@ -433,6 +447,7 @@ export class Pipeline {
       }
       const context: RouteContext = { requestId, params, query, body, rawBody, headers: request.headers, account, services: this.services };
       const reply = await prepared.route.handler(context);
+      if ('identity' in reply) return await this.compressedFile(request, reply, headers);
       return toResponse(reply, headers);
     } catch (error) {
       return this.failure(error, headers, requestId, request);
@@ -472,7 +487,7 @@ export function errorResponse(error: ApiError, headers: Record<string, string>):
   return { status: error.status, headers: Object.assign({}, headers, { 'Content-Type': JSON_TYPE }), body: JSON.stringify(error.toBody()) };
 }
 
-function toResponse(reply: Reply, headers: Record<string, string>): OutgoingResponse {
+function toResponse(reply: Exclude<Reply, CompressedFileReply>, headers: Record<string, string>): OutgoingResponse {
   const status = reply.status ?? 200;
   if ('json' in reply) return { status, headers: Object.assign({}, headers, reply.headers, { 'Content-Type': JSON_TYPE }), body: JSON.stringify(reply.json) };
   if ('file' in reply) return { status, headers: Object.assign({}, headers, reply.headers), body: reply.file, brotli: reply.brotli, afterSend: reply.afterSend };

@@ -37,6 +37,19 @@ export interface FileReply {
   afterSend?: () => void;
 }
 
+/**
+ * A file kept compressed with brotli (a stored analysis): sent as it is to a client that chooses
+ * br, otherwise `identity()` makes the bytes (only then) and they go as a FileReply would.
+ */
+export interface CompressedFileReply {
+  status?: number;
+  headers: Record<string, string>;
+  brotli: Buffer;
+  /** The length of the bytes `brotli` holds. */
+  identityLength: number;
+  identity(): Promise<Buffer>;
+}
+
 /** A file produced piece by piece: sent with chunked encoding and backpressure. */
 export interface StreamReply {
   status?: number;
@@ -44,7 +57,7 @@ export interface StreamReply {
   stream: AsyncIterable<Buffer | string>;
 }
 
-export type Reply = JsonReply | FileReply | StreamReply;
+export type Reply = JsonReply | FileReply | CompressedFileReply | StreamReply;
 
 export interface Route {
   method: HttpMethod;

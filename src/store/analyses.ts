@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../core/errors.js';
 import type { AnalysisIndexEntry, AnalysisStore, StoredAnalysis } from './types.js';
-import { answerOf, brotliOf } from './result-codec.js';
+import { answerOf, compressedForm } from './result-codec.js';
 
 export type { AnalysisIndexEntry, AnalysisListQuery, AnalysisStore, IdempotencyRecord, SaveOutcome, StoredAnalysis } from './types.js';
 
@@ -37,19 +37,19 @@ export function liveEntry(entry: AnalysisIndexEntry | undefined, id: string, acc
   return entry;
 }
 
-/** A stored analysis read back: its answer as first sent, and its brotli form when it was kept compressed. */
+/** A stored analysis read back, its answer decompressed only when asked for. */
 export interface AnalysisRead {
   entry: AnalysisIndexEntry;
+  /** The answer as a brotli stream, and its length, when it was kept compressed: what a br client is sent. */
+  compressed?: { brotli: Buffer; length: number };
   /** The create response exactly as it was sent: `{"data":…,"meta":…}` in UTF-8. */
-  payload: Buffer;
-  /** The same bytes as a brotli stream, for a client that accepts `br` (absent for analyses stored as sent). */
-  brotli?: Buffer;
+  answer(): Promise<Buffer>;
 }
 
-/** Reads an analysis the caller may see (GAP_NOT_FOUND, GAP_EXPIRED otherwise), its answer decompressed. */
+/** Reads an analysis the caller may see (GAP_NOT_FOUND, GAP_EXPIRED otherwise). */
 export async function readAnalysis(store: AnalysisStore, id: string, account: string, now: Date): Promise<AnalysisRead> {
-  const { entry, payload: stored }: StoredAnalysis = await store.get(id, account, now);
-  return { entry, payload: await answerOf(stored), brotli: brotliOf(stored) };
+  const { entry, payload }: StoredAnalysis = await store.get(id, account, now);
+  return { entry, compressed: compressedForm(payload), answer: () => answerOf(payload) };
 }
 
 /** Runs the sweeper every `intervalMs` until stopped. */

@@ -5,8 +5,8 @@ import zlib from 'node:zlib';
  * How an analysis's answer is kept: brotli at quality 0 behind an 8-byte header, about a tenth of
  * the answer's bytes (1.77 MB → 173 KB for 500 findings × 11 frameworks). The durable write of
  * the answer as sent was a third of a 500-finding analysis's time: 4.4 ms copying it into new
- * page-cache pages and 1.2 ms flushing them, against 1.7 ms to compress it in the worker
- * (docs/benchmarks.md, session 16). It also keeps a tenth of the disk for the retention period.
+ * page-cache pages and 1.2 ms flushing them, against 1.7 ms to compress it (docs/benchmarks.md,
+ * session 16). It also keeps a tenth of the disk for the retention period.
  *
  * The header is `\0br` and a version byte, then the answer's length (uint32, little-endian), so
  * the reader sizes its output at once. An answer is JSON and starts with `{`: a payload that
@@ -16,34 +16,41 @@ import zlib from 'node:zlib';
 const HEADER = Buffer.from([0x00, 0x62, 0x72, 0x01]);
 const HEADER_BYTES = HEADER.length + 4;
 
+const compress = promisify(zlib.brotliCompress);
 const decompress = promisify(zlib.brotliDecompress);
 
-/** The form an answer is stored in, in memory of its own (so a worker can transfer it). */
-export function storedForm(answer: Uint8Array): Uint8Array {
-  const compressed = zlib.brotliCompressSync(answer, {
+/**
+ * The form an answer is stored in, compressed on libuv's thread pool: off the HTTP thread, and
+ * off the worker, which meanwhile runs the next analysis. Made in the worker, the compression
+ * took 8–12 % from the analyses a saturated worker completes (docs/benchmarks.md, session 16).
+ */
+export async function storedForm(answer: Uint8Array): Promise<Buffer> {
+  const compressed = await compress(answer, {
     params: {
       [zlib.constants.BROTLI_PARAM_QUALITY]: 0,
       [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: answer.byteLength,
     },
+    // Output in a few large pieces: JSON answers compress to about a tenth.
+    chunkSize: Math.max(zlib.constants.Z_DEFAULT_CHUNK, answer.byteLength >>> 3),
   });
-  const stored = Buffer.allocUnsafeSlow(HEADER_BYTES + compressed.length);
-  HEADER.copy(stored, 0);
-  stored.writeUInt32LE(answer.byteLength, HEADER.length);
-  compressed.copy(stored, HEADER_BYTES);
-  return stored;
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  HEADER.copy(header, 0);
+  header.writeUInt32LE(answer.byteLength, HEADER.length);
+  return Buffer.concat([header, compressed]);
 }
 
-/** The brotli stream of a stored payload, or undefined when it was stored as sent. */
-export function brotliOf(stored: Buffer): Buffer | undefined {
-  return stored.length >= HEADER_BYTES && stored.compare(HEADER, 0, HEADER.length, 0, HEADER.length) === 0 ? stored.subarray(HEADER_BYTES) : undefined;
+/** The brotli stream of a stored payload and the answer's length, or undefined when it was stored as sent. */
+export function compressedForm(stored: Buffer): { brotli: Buffer; length: number } | undefined {
+  if (stored.length < HEADER_BYTES || stored.compare(HEADER, 0, HEADER.length, 0, HEADER.length) !== 0) return undefined;
+  return { brotli: stored.subarray(HEADER_BYTES), length: stored.readUInt32LE(HEADER.length) };
 }
 
 /** The answer a stored payload holds, decompressed on libuv's thread pool (off the HTTP thread). */
 export async function answerOf(stored: Buffer): Promise<Buffer> {
-  const brotli = brotliOf(stored);
-  if (!brotli) return stored;
-  const length = stored.readUInt32LE(HEADER.length);
+  const compressed = compressedForm(stored);
+  if (!compressed) return stored;
+  const { brotli, length } = compressed;
   // One output chunk of the answer's size: no joining of pieces afterwards.
   const answer = await decompress(brotli, { chunkSize: Math.max(length, zlib.constants.Z_MIN_CHUNK), maxOutputLength: Math.max(length, 1) });
   if (answer.length !== length) throw new Error(`a stored analysis decompressed to ${answer.length} bytes, not the ${length} its header says`);

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { startTestService, call } from '../helpers/service.js';
 import { chooseCoding } from '../../src/http/compression.js';
-import { answerOf, brotliOf } from '../../src/store/result-codec.js';
+import { answerOf, compressedForm } from '../../src/store/result-codec.js';
 import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
 
 interface Raw {
@@ -116,7 +116,7 @@ t.test('an analysis is compressed once, in the worker, for the store: a br clien
   const body = JSON.stringify({ frameworks: ['HIPAA', 'SOC2', 'PCI-DSS'], findings });
   t.ok(body.length > INLINE_ANALYSIS_MAX_BYTES);
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const created = await raw(`${service.url}/v1/gap-analysis`, 'POST', { ...auth, 'accept-encoding': 'br' }, body);
+  const created = await raw(`${service.url}/v1/gap-analysis`, 'POST', { ...auth, 'accept-encoding': 'br', 'idempotency-key': 'stored-br-1' }, body);
   t.equal(created.status, 200, created.body.toString().slice(0, 200));
   t.equal(created.headers['content-encoding'], 'br');
   t.equal(created.headers.vary, 'Accept-Encoding');
@@ -124,10 +124,16 @@ t.test('an analysis is compressed once, in the worker, for the store: a br clien
   const id = JSON.parse(answer.toString()).data.id as string;
   const { analyses, now } = service.services;
   const stored = (await analyses.get(id, 'stored-br', now())).payload;
-  t.same(created.body, brotliOf(stored), 'the body is the stored brotli stream');
+  t.same(created.body, compressedForm(stored)?.brotli, 'the body is the stored brotli stream');
   t.same(await answerOf(stored), answer, 'which holds the answer');
   const again = await raw(`${service.url}/v1/gap-analysis/${id}`, 'GET', { authorization: auth.authorization, 'accept-encoding': 'gzip;q=0.5, br' });
+  t.same([again.headers['content-encoding'], again.headers.vary], ['br', 'Accept-Encoding']);
   t.same(again.body, created.body, 'a GET in br: the same bytes');
+  const retried = await raw(`${service.url}/v1/gap-analysis`, 'POST', { ...auth, 'accept-encoding': 'br', 'idempotency-key': 'stored-br-1' }, body);
+  t.equal(retried.headers['idempotent-replayed'], 'true');
+  t.same(retried.body, created.body, 'an idempotent retry in br: the same bytes');
+  const retriedPlain = await raw(`${service.url}/v1/gap-analysis`, 'POST', { ...auth, 'idempotency-key': 'stored-br-1' }, body);
+  t.same(retriedPlain.body, answer, 'and in identity, the answer');
   const plain = await raw(`${service.url}/v1/gap-analysis/${id}`, 'GET', { authorization: auth.authorization });
   t.same(plain.body, answer, 'in identity: the answer decompressed');
   const gzip = await raw(`${service.url}/v1/gap-analysis/${id}`, 'GET', { authorization: auth.authorization, 'accept-encoding': 'gzip' });
