@@ -128,7 +128,7 @@ const HEADERS: Record<string, JsonObject> = {
   'X-RateLimit-Daily-Remaining': { description: 'Requests left today, or "unlimited"', schema: { type: 'string', pattern: '^(\\d+|unlimited)$' } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^\\d+$' } },
   'Server-Timing': {
-    description: 'Where the time went (W3C Server-Timing): analysis (queue and worker included) and store (the durable write), in milliseconds',
+    description: 'Where the time went (W3C Server-Timing): analysis (queue and worker included) and store (compressing the result and writing it durably), in milliseconds',
     schema: { type: 'string', examples: ['analysis;dur=18.4, store;dur=1.2'] },
   },
   'X-Analysis-Expires-At': { description: 'When the stored analysis expires (ISO 8601); after that it answers 410 GAP_EXPIRED', schema: { type: 'string', format: 'date-time' } },

@@ -106,7 +106,7 @@ t.test('analysis results are compressed off the HTTP thread; below the threshold
   t.same(plain.body, decode(stored));
 });
 
-t.test('an analysis is compressed once, in the worker, for the store: a br client is sent those bytes', async (t) => {
+t.test('an analysis is compressed once, for the store: a br client is sent those bytes', async (t) => {
   const service = await startTestService({ env: { WORKERS: '1' } });
   t.teardown(() => service.close());
   const key = await service.key('enterprise', 'stored-br');
@@ -117,7 +117,7 @@ t.test('an analysis is compressed once, in the worker, for the store: a br clien
   t.ok(body.length > INLINE_ANALYSIS_MAX_BYTES);
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const created = await raw(`${service.url}/v1/gap-analysis`, 'POST', { ...auth, 'accept-encoding': 'br', 'idempotency-key': 'stored-br-1' }, body);
-  t.equal(created.status, 200, created.body.toString().slice(0, 200));
+  t.equal(created.status, 200, 'created');
   t.equal(created.headers['content-encoding'], 'br');
   t.equal(created.headers.vary, 'Accept-Encoding');
   const answer = decode(created);

@@ -5,8 +5,9 @@ import type { DataStore } from './database.js';
 
 /**
  * Stored analyses in the embedded LMDB. The payload is the create response's bytes in their
- * stored form (src/store/result-codec.ts), kept and given back as they came. Expiry is indexed by [expiresAt, id] so the sweeper is one range scan;
- * a swept analysis keeps its small index entry as a tombstone and answers 410, not 404.
+ * stored form (src/store/result-codec.ts), kept and given back as they came. Expiry is indexed
+ * by [expiresAt, id] so the sweeper is one range scan; a swept analysis keeps its small index
+ * entry as a tombstone and answers 410, not 404.
  * Reads are synchronous underneath; the promise is the interface's, shared with PostgreSQL.
  */
 export class LmdbAnalysisStore implements AnalysisStore {

@@ -58,8 +58,9 @@ const recordOf = (row: IdempotencyRow): IdempotencyRecord => ({
 
 /**
  * Stored analyses in PostgreSQL: one row per analysis, the payload (the create response's bytes
- * in their stored form, src/store/result-codec.ts) beside its index columns. Partial indexes over live rows serve the listing and the sweeper; a
- * swept row keeps its columns without the payload as the tombstone that answers 410.
+ * in their stored form, src/store/result-codec.ts) beside its index columns. Partial indexes over
+ * live rows serve the listing and the sweeper; a swept row keeps its columns without the payload
+ * as the tombstone that answers 410.
  */
 export class PostgresAnalysisStore implements AnalysisStore {
   constructor(private readonly sql: Sql) {}
