@@ -89,23 +89,24 @@ export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt
   services.metrics.analysisStored();
   const storedAt = performance.now();
   const variant = requestedVariant(ctx);
-  const answer = variant && answerInVariant(ctx, payload, output.dataMembers, variant);
-  return {
-    headers: {
-      ...JSON_TYPE,
-      'X-Analysis-Expires-At': expiresAt.toISOString(),
-      // Where the time went, for integrators' latency dashboards: the analysis (queue and worker
-      // included) and the durable write (its compression included).
-      'Server-Timing': `analysis;dur=${(analysed - started).toFixed(1)}, store;dur=${(storedAt - analysed).toFixed(1)}`,
-    },
-    file: answer ? answer.file : payload,
-    brotli: answer ? undefined : compressedForm(stored)?.brotli,
-    // Stored in its compressed form and, once sent or cut into one variant, read by nothing.
-    afterSend: () => {
-      answer?.afterSend?.();
-      answerBuffers.give(payload.buffer);
-    },
+  const headers = {
+    ...JSON_TYPE,
+    'X-Analysis-Expires-At': expiresAt.toISOString(),
+    // Where the time went, for integrators' latency dashboards: the analysis (queue and worker
+    // included) and the durable write (its compression included).
+    'Server-Timing': `analysis;dur=${(analysed - started).toFixed(1)}, store;dur=${(storedAt - analysed).toFixed(1)}`,
   };
+  // Stored in its compressed form and, once sent or cut into one variant, read by nothing.
+  const giveBack = () => answerBuffers.give(payload.buffer);
+  if (variant) {
+    const answer = answerInVariant(ctx, payload, output.dataMembers, variant);
+    const afterSend = () => {
+      answer.afterSend?.();
+      giveBack();
+    };
+    return { headers, file: answer.file, afterSend };
+  }
+  return { headers, brotli: compressedForm(stored)!.brotli, identityLength: payload.length, identity: async () => payload, afterSend: giveBack };
 }
 
 async function get(ctx: RouteContext) {

@@ -41,8 +41,6 @@ export interface OutgoingResponse {
   /** More headers, rendered once (a kept registry answer's own); written after `headers`. */
   headerLines?: RenderedHeaderLines;
   body: Buffer | string | AsyncIterable<Buffer | string>;
-  /** The body already compressed with brotli (FileReply.brotli). */
-  brotli?: Buffer;
   /** Called by the adapter once, when nothing reads the body any more (FileReply.afterSend). */
   afterSend?: () => void;
 }
@@ -362,7 +360,6 @@ export class Pipeline {
   /**
    * A JSON answer the client accepts compressed, compressed (brotli or gzip, off the HTTP
    * thread) when it reaches the threshold; every JSON answer says it varies with Accept-Encoding.
-   * A body that comes with its brotli form (a stored analysis) is not compressed again for br.
    * Answers already coded (kept registry answers) and other media types pass unchanged.
    */
   private async encode(request: IncomingRequest, response: OutgoingResponse): Promise<OutgoingResponse> {
@@ -375,7 +372,6 @@ export class Pipeline {
     const coding = this.codingFor(request, bytes.length);
     if (!coding) return { status, headers, body: bytes, afterSend };
     headers['Content-Encoding'] = coding;
-    if (coding === 'br' && response.brotli) return { status, headers, body: response.brotli, afterSend };
     if (!headers.ETag) return { status, headers, body: await compress(bytes, coding, 'answer'), afterSend };
     // A strong validator names one sequence of bytes: a registry answer is compressed as its kept
     // form is (same input, same settings, same output), whichever request compresses it first.
@@ -392,9 +388,9 @@ export class Pipeline {
   private async compressedFile(request: IncomingRequest, reply: CompressedFileReply, headers: Record<string, string>): Promise<OutgoingResponse> {
     const status = reply.status ?? 200;
     if (this.codingFor(request, reply.identityLength) === 'br') {
-      return { status, headers: Object.assign({}, headers, reply.headers, { Vary: 'Accept-Encoding', 'Content-Encoding': 'br' }), body: reply.brotli };
+      return { status, headers: Object.assign({}, headers, reply.headers, { Vary: 'Accept-Encoding', 'Content-Encoding': 'br' }), body: reply.brotli, afterSend: reply.afterSend };
     }
-    return { status, headers: Object.assign({}, headers, reply.headers), body: await reply.identity() };
+    return { status, headers: Object.assign({}, headers, reply.headers), body: await reply.identity(), afterSend: reply.afterSend };
   }
 
   /** The admission with compression applied to whatever its run produces. */
@@ -490,6 +486,6 @@ export function errorResponse(error: ApiError, headers: Record<string, string>):
 function toResponse(reply: Exclude<Reply, CompressedFileReply>, headers: Record<string, string>): OutgoingResponse {
   const status = reply.status ?? 200;
   if ('json' in reply) return { status, headers: Object.assign({}, headers, reply.headers, { 'Content-Type': JSON_TYPE }), body: JSON.stringify(reply.json) };
-  if ('file' in reply) return { status, headers: Object.assign({}, headers, reply.headers), body: reply.file, brotli: reply.brotli, afterSend: reply.afterSend };
+  if ('file' in reply) return { status, headers: Object.assign({}, headers, reply.headers), body: reply.file, afterSend: reply.afterSend };
   return { status, headers: Object.assign({}, headers, reply.headers), body: reply.stream };
 }

@@ -31,15 +31,14 @@ export interface FileReply {
   status?: number;
   headers: Record<string, string>;
   file: Buffer | string;
-  /** `file` already compressed with brotli (a stored analysis), sent as it is to a client that chooses br. */
-  brotli?: Buffer;
   /** Called once, when nothing reads `file` any more: the answer written, or the client gone. */
   afterSend?: () => void;
 }
 
 /**
- * A file kept compressed with brotli (a stored analysis): sent as it is to a client that chooses
- * br, otherwise `identity()` makes the bytes (only then) and they go as a FileReply would.
+ * A file kept compressed with brotli (an analysis as stored): sent as it is to a client that
+ * chooses br, otherwise `identity()` gives the bytes (decompressing them only then) and they go
+ * as a FileReply would.
  */
 export interface CompressedFileReply {
   status?: number;
@@ -48,6 +47,8 @@ export interface CompressedFileReply {
   /** The length of the bytes `brotli` holds. */
   identityLength: number;
   identity(): Promise<Buffer>;
+  /** As FileReply's: called once, when nothing reads the bytes sent any more. */
+  afterSend?: () => void;
 }
 
 /** A file produced piece by piece: sent with chunked encoding and backpressure. */
