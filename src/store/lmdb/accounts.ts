@@ -50,7 +50,14 @@ export class LmdbAccountDirectory implements AccountDirectory {
     if (trusted) return trusted;
     const parsed = parseKey(presented);
     if (!parsed) return undefined;
-    const record = this.store.apiKeys.get(parsed.id);
+    let record = this.store.apiKeys.get(parsed.id);
+    if (!record) {
+      // lmdb-js keeps one read snapshot per event-loop turn, so a key another process (the CLI)
+      // committed during this turn is not in it: a key created and used at once was refused 401.
+      // Only an unknown key pays for the fresh snapshot.
+      this.store.root.resetReadTxn();
+      record = this.store.apiKeys.get(parsed.id);
+    }
     if (!record || record.revoked_at) return undefined;
     if (!secretMatches(parsed.secret, record.secret_sha256)) return undefined;
     const account = this.account(record.account);
