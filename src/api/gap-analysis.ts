@@ -177,9 +177,11 @@ async function compare(ctx: RouteContext<unknown, CompareBodyType>) {
   // One after the other, so that an unknown baseline is reported before the current, as before.
   const baseline = await readAnalysis(services.analyses, body.baseline_id, account.name, now);
   const current = await readAnalysis(services.analyses, body.current_id, account.name, now);
+  // Both decompressed at once, on libuv's thread pool.
+  const [baselineAnswer, currentAnswer] = await Promise.all([baseline.answer(), current.answer()]);
   const task: CompareTask = {
-    baseline: await baseline.answer(),
-    current: await current.answer(),
+    baseline: baselineAnswer,
+    current: currentAnswer,
     includeUnchanged: body.options?.include_unchanged ?? false,
     comparisonId: `CMP-${now.toISOString().slice(0, 10)}-${randomBytes(5).toString('hex').toUpperCase()}`,
   };
