@@ -78,7 +78,7 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
   const bytes = await stored.answer();
   const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
   const task: RenderExportTask = { format: request.format, payload, options, account: account.name, generatedAt };
-  const file = await services.pool.run('renderExport', task, [payload.buffer as ArrayBuffer]);
+  const file = await services.pool.run('renderExport', task, [payload.buffer as ArrayBuffer], ctx.closed);
   return { headers, file: Buffer.from(file.buffer, file.byteOffset, file.byteLength) };
 }
 

@@ -25,7 +25,7 @@ async function runAnalysis(ctx: RouteContext, task: AnalyzeTask): Promise<Analyz
   const { pool } = ctx.services;
   const answerMemory = pool.answerBuffers.take();
   try {
-    const output = await pool.run('analyze', { ...task, body: owned, answerMemory }, answerMemory ? [owned.buffer as ArrayBuffer, answerMemory] : [owned.buffer as ArrayBuffer]);
+    const output = await pool.run('analyze', { ...task, body: owned, answerMemory }, answerMemory ? [owned.buffer as ArrayBuffer, answerMemory] : [owned.buffer as ArrayBuffer], ctx.closed);
     if (output.unusedMemory) pool.answerBuffers.give(output.unusedMemory);
     return output;
   } catch (error) {
@@ -188,7 +188,7 @@ async function compare(ctx: RouteContext<unknown, CompareBodyType>) {
   const data =
     task.baseline.byteLength + task.current.byteLength <= INLINE_COMPARE_MAX_BYTES
       ? compareStored(task)
-      : await services.pool.run('compare', task);
+      : await services.pool.run('compare', task, undefined, ctx.closed);
   return { json: { data, meta: { version: '1.0.0' } } };
 }
 
@@ -205,7 +205,7 @@ export const gapAnalysisRoutes: Route[] = [
     body: CreateAnalysisBody,
     rawBody: true,
     bodyLimit: 'analysis',
-    pooled: true,
+    pooled: { bodiesOver: INLINE_ANALYSIS_MAX_BYTES },
     response: AnalysisResultData,
     meta: AnalysisResultMeta,
     headers: ['X-Analysis-Expires-At', 'Server-Timing'],

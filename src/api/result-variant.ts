@@ -35,7 +35,7 @@ export async function storedAnswer(ctx: RouteContext, stored: AnalysisRead): Pro
   if (!variant && stored.compressed) return { brotli: stored.compressed.brotli, identityLength: stored.compressed.length, identity: stored.answer };
   const payload = await stored.answer();
   if (!variant) return { file: payload };
-  const spans = stored.entry.data_members ?? (await ctx.services.pool.run('dataMemberSpans', { payload }));
+  const spans = stored.entry.data_members ?? (await ctx.services.pool.run('dataMemberSpans', { payload }, undefined, ctx.closed));
   return answerInVariant(ctx, payload, spans, variant);
 }
 

@@ -51,13 +51,13 @@ const AnalysisImportQuery = Type.Object({
 async function runImportFindings(ctx: RouteContext, task: ImportFindingsTask): Promise<ImportFindingsOutput> {
   if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return importFindings(ctx.services.registry, task);
   const body = ownedBytes(task.body);
-  return ctx.services.pool.run('importFindings', { ...task, body }, [body.buffer as ArrayBuffer]);
+  return ctx.services.pool.run('importFindings', { ...task, body }, [body.buffer as ArrayBuffer], ctx.closed);
 }
 
 async function runImportAnalysis(ctx: RouteContext, task: ImportAnalysisTask): Promise<AnalyzeOutput> {
   if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return importAnalysis(ctx.services.registry, task);
   const body = ownedBytes(task.body);
-  return ctx.services.pool.run('importAnalysis', { ...task, body }, [body.buffer as ArrayBuffer]);
+  return ctx.services.pool.run('importAnalysis', { ...task, body }, [body.buffer as ArrayBuffer], ctx.closed);
 }
 
 async function findingsImport(ctx: RouteContext) {
@@ -95,7 +95,7 @@ export const scannerImportRoutes: Route[] = [
     rawBody: true,
     accepts: SCAN_MEDIA_TYPES,
     bodyLimit: 'analysis',
-    pooled: true,
+    pooled: { bodiesOver: INLINE_ANALYSIS_MAX_BYTES },
     response: FindingsImportData,
     meta: FindingsImportMeta,
     errors: ['scan_unreadable', 'json_too_deep', 'service_busy', 'task_timeout'],
@@ -112,7 +112,7 @@ export const scannerImportRoutes: Route[] = [
     rawBody: true,
     accepts: SCAN_MEDIA_TYPES,
     bodyLimit: 'analysis',
-    pooled: true,
+    pooled: { bodiesOver: INLINE_ANALYSIS_MAX_BYTES },
     response: AnalysisResultData,
     meta: AnalysisImportMeta,
     headers: ['X-Analysis-Expires-At', 'Server-Timing'],

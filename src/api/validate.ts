@@ -18,10 +18,10 @@ function validate({ body }: RouteContext<unknown, ValidateBody>) {
   return json(errors ? { ...result, errors } : result);
 }
 
-async function validateBatch({ body, services }: RouteContext<unknown, ValidateBatchBody>) {
+async function validateBatch({ body, services, closed }: RouteContext<unknown, ValidateBatchBody>) {
   const task: ValidateBatchTask = { schema: body.schema, items: body.items };
   const outcome =
-    body.items.length <= INLINE_BATCH_MAX_ITEMS ? validateItems(task.schema, task.items) : await services.pool.run('validateBatch', task);
+    body.items.length <= INLINE_BATCH_MAX_ITEMS ? validateItems(task.schema, task.items) : await services.pool.run('validateBatch', task, undefined, closed);
   return json({ schema_type: body.schema, schema_version: VALIDATION_SCHEMA_VERSION, ...outcome });
 }
 
@@ -44,7 +44,7 @@ export const validateRoutes: Route[] = [
     summary: 'Check up to 100 objects against one schema; large batches run in the worker pool',
     body: ValidateBatchBody,
     response: BatchValidationResult,
-    pooled: true,
+    pooled: { bodiesOver: 0 },
     errors: ['service_busy', 'task_timeout'],
     handler: validateBatch,
   },

@@ -2,7 +2,8 @@ import { accessLogWriter, type AccessLog, type Logger } from '../log.js';
 import { ADDRESS_LIMITER_CAPACITY, ADDRESS_RATE_LIMITS, RATE_LIMITS, tierAtLeast } from '../tiers.js';
 import type { Account } from '../store/types.js';
 import type { Services } from '../services.js';
-import { ApiError, busyError } from '../core/errors.js';
+import type { PoolTurn } from '../pool.js';
+import { ApiError } from '../core/errors.js';
 import { MemoryRateLimiter } from '../limits/memory.js';
 import { rateLimitedError, type RateDecision, type RateLimiter } from '../limits/types.js';
 import { Router, type RouteMatch } from './router.js';
@@ -22,6 +23,8 @@ export interface IncomingRequest {
   query: string;
   headers: Record<string, string>;
   remoteAddress: string;
+  /** Aborts when the client goes away before its answer is written. */
+  readonly closed: AbortSignal;
   /** Filled in by the pipeline as it learns it: what the access log and the metrics say of the request. */
   trace?: RequestTrace;
 }
@@ -60,12 +63,14 @@ interface AnsweredRequest {
 export type Admission =
   | { kind: 'respond'; response: OutgoingResponse }
   /**
-   * The verdict needs one asynchronous step first (the shared rate limiter's round trip to Redis):
-   * the adapter holds the body back until it settles. With the in-memory limiter this never occurs.
+   * The verdict needs one asynchronous step first (the shared rate limiter's round trip to Redis,
+   * or the wait for a turn at the worker pool): the adapter holds the body back until it settles.
    */
   | { kind: 'defer'; admission: Promise<Exclude<Admission, { kind: 'defer' }>> }
-  | { kind: 'read_body'; limit: number; tooLarge(): OutgoingResponse; run(body: Buffer): Promise<OutgoingResponse> }
+  | ReadBodyAdmission
   | { kind: 'run'; run(): Promise<OutgoingResponse> };
+
+type ReadBodyAdmission = { kind: 'read_body'; limit: number; tooLarge(): OutgoingResponse; run(body: Buffer): Promise<OutgoingResponse> };
 
 /*
  * Header maps and answers here are merged with Object.assign, never with object spread: in Node
@@ -217,7 +222,8 @@ export class Pipeline {
       ? this.limiter.consume(this.rateSubject(account), RATE_LIMITS[account.tier])
       : this.addressLimiter.consume(request.remoteAddress, ADDRESS_RATE_LIMITS);
     if (decision instanceof Promise) {
-      return { kind: 'defer', admission: decision.then((settled) => this.afterLimit(request, match, kept, account, settled, baseHeaders, requestId)) };
+      const afterLimit = (settled: RateDecision) => this.afterLimit(request, match, kept, account, settled, baseHeaders, requestId);
+      return { kind: 'defer', admission: decision.then(afterLimit).then((admission) => (admission.kind === 'defer' ? admission.admission : admission)) };
     }
     return this.afterLimit(request, match, kept, account, decision, baseHeaders, requestId);
   }
@@ -231,7 +237,7 @@ export class Pipeline {
     decision: RateDecision,
     baseHeaders: Record<string, string>,
     requestId: string,
-  ): Exclude<Admission, { kind: 'defer' }> {
+  ): Admission {
     const refuse = (error: ApiError, extra: Record<string, string> = {}) => ({
       kind: 'respond' as const,
       response: errorResponse(error, Object.assign({}, baseHeaders, extra, error.headers)),
@@ -251,7 +257,6 @@ export class Pipeline {
       const code = route.tierError ?? 'tier_required';
       return refuse(new ApiError(code, { required_tier: route.tier, current_tier: account.tier }), decision.headers);
     }
-    if (route.pooled && this.services.pool.isFull) return refuse(busyError(this.services.config.queueLimit), decision.headers);
     const headers: Record<string, string> = Object.assign({}, baseHeaders, decision.headers);
 
     // A registry read's own headers (validators, caching), kept with its answer.
@@ -297,12 +302,25 @@ export class Pipeline {
     // Up to DRAINED_BODY_MAX_BYTES the connection stays open and the declared body is read and
     // dropped, so that the client, still writing it, reads the 413 rather than a reset.
     if (Number.isFinite(declared) && declared > limit) return { kind: 'respond', response: tooLarge(declared > DRAINED_BODY_MAX_BYTES) };
-    return {
+    const readBody = (turn?: PoolTurn): ReadBodyAdmission => ({
       kind: 'read_body',
       limit,
-      tooLarge,
-      run: (body) => this.execute(prepared, params, request, body, headers, requestId, account, query),
-    };
+      tooLarge: () => {
+        turn?.release();
+        return tooLarge();
+      },
+      run: (body) => this.execute(prepared, params, request, body, headers, requestId, account, query).finally(() => turn?.release()),
+    });
+    // A body that may go to the worker pool is read once the request has its turn there (src/pool.ts).
+    if (!route.pooled || (Number.isFinite(declared) && declared <= route.pooled.bodiesOver)) return readBody();
+    let turn: PoolTurn | Promise<PoolTurn>;
+    try {
+      turn = this.services.pool.takeTurn(request.closed);
+    } catch (error) {
+      return { kind: 'respond', response: this.failure(error, headers, requestId, request) };
+    }
+    if (!(turn instanceof Promise)) return readBody(turn);
+    return { kind: 'defer', admission: turn.then(readBody, (error) => ({ kind: 'respond', response: this.failure(error, headers, requestId, request) })) };
   }
 
   /**
@@ -441,7 +459,20 @@ export class Pipeline {
         body = parseJsonBody(rawBody);
         if (prepared.checkBody) body = prepared.checkBody(body);
       }
-      const context: RouteContext = { requestId, params, query, body, rawBody, headers: request.headers, account, services: this.services };
+      const context: RouteContext = {
+        requestId,
+        params,
+        query,
+        body,
+        rawBody,
+        headers: request.headers,
+        account,
+        services: this.services,
+        // Asked for only by handlers that hand work to the pool.
+        get closed() {
+          return request.closed;
+        },
+      };
       const reply = await prepared.route.handler(context);
       if ('identity' in reply) return await this.compressedFile(request, reply, headers);
       return toResponse(reply, headers);
@@ -451,6 +482,8 @@ export class Pipeline {
   }
 
   private failure(error: unknown, headers: Record<string, string>, requestId: string, request?: IncomingRequest): OutgoingResponse {
+    // Work given up because the client went away: no one reads this, and it is not the service's failure.
+    if (request?.closed.aborted && error === request.closed.reason) return { status: 499, headers, body: '' };
     if (error instanceof ApiError) {
       try {
         return errorResponse(error, Object.assign({}, headers, error.headers));

@@ -18,6 +18,8 @@ export interface RouteContext<Query = any, Body = any> {
   headers: Record<string, string>;
   account: Account;
   services: Services;
+  /** Aborts when the client goes away before its answer is written: work for it need not start. */
+  readonly closed: AbortSignal;
 }
 
 export interface JsonReply {
@@ -83,10 +85,12 @@ export interface Route {
   /** Which configured body limit applies. */
   bodyLimit?: 'default' | 'analysis';
   /**
-   * The work may go to the worker pool: while its queue is full the request is refused with 503
-   * service_busy before its body is read, so a flood of large bodies cannot hold the HTTP thread.
+   * The work may go to the worker pool when the body is over `bodiesOver` bytes (or of unknown
+   * length): such a body is read only once the request has a turn at the pool, and while the
+   * turns' queue is full the request is refused with 503 service_busy before its body is read,
+   * so a flood of large bodies can hold neither the HTTP thread nor the memory (src/pool.ts).
    */
-  pooled?: boolean;
+  pooled?: { bodiesOver: number };
   /**
    * The answer depends only on the path, the query text and the compiled registry: it is kept as
    * bytes, carries an ETag and Cache-Control, and a matching If-None-Match gets 304.

@@ -32,6 +32,8 @@ const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 /** Chunks larger than this are sent with tryEnd so that backpressure applies to big files. */
 const TRY_END_THRESHOLD = 64 * 1024;
+/** Under uWS's idle timeout (10 s, checked every 4 s). */
+const PAUSED_SOCKET_REFRESH_MS = 4000;
 
 export function startHttpServer(pipeline: Pipeline, host: string, port: number, log: Logger): Promise<HttpServer> {
   const app: TemplatedApp = uWS.App();
@@ -67,6 +69,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     res.onAborted(() => {
       state.aborted = true;
       state.wake?.();
+      incoming.clientLeft();
       // The client left before its answer was written (nginx's 499).
       report(499, 0);
       settle();
@@ -126,6 +129,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     const proceed = (admission: Exclude<Admission, { kind: 'defer' }>, body?: BodyReader, inHandler = false) => {
       switch (admission.kind) {
         case 'respond':
+          body?.discard();
           deliver(admission.response, inHandler);
           return;
         case 'run':
@@ -146,13 +150,22 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     // without a handler: take them now, and hold the socket until the verdict says whether to read on.
     const body = new BodyReader(res, state);
     res.pause();
+    // uWS's idle timeout runs on a paused socket too (it closed one after 12 s); resuming resets it,
+    // and pausing again in the same turn lets no byte in. A wait for a pool turn may last the task budget.
+    const keepOpen = setInterval(() => {
+      if (state.aborted) return;
+      res.resume();
+      res.pause();
+    }, PAUSED_SOCKET_REFRESH_MS);
     admission.admission.then(
       (settled) => {
+        clearInterval(keepOpen);
         if (state.aborted) return;
         res.resume();
         proceed(settled, body);
       },
       (error: unknown) => {
+        clearInterval(keepOpen);
         log.error({ err: error }, 'admission failed');
         if (state.aborted) return;
         res.resume();
@@ -214,6 +227,12 @@ class BodyReader {
     });
   }
 
+  /** Keeps no more of the body: the request was answered without it. */
+  discard(): void {
+    this.refused = true;
+    this.chunks.length = 0;
+  }
+
   deliver(limit: number, handlers: { tooLarge(): void; complete(body: Buffer): void }): void {
     this.limit = limit;
     this.handlers = handlers;
@@ -243,6 +262,9 @@ class BodyReader {
 class UwsRequest implements IncomingRequest {
   trace?: RequestTrace;
   private address: string | undefined;
+  // Made when the pipeline first asks: most requests never do.
+  private leaving: AbortController | undefined;
+  private left = false;
 
   constructor(
     private readonly res: HttpResponse,
@@ -255,6 +277,19 @@ class UwsRequest implements IncomingRequest {
   get remoteAddress(): string {
     this.address ??= Buffer.from(this.res.getRemoteAddressAsText()).toString();
     return this.address;
+  }
+
+  get closed(): AbortSignal {
+    if (!this.leaving) {
+      this.leaving = new AbortController();
+      if (this.left) this.leaving.abort();
+    }
+    return this.leaving.signal;
+  }
+
+  clientLeft(): void {
+    this.left = true;
+    this.leaving?.abort();
   }
 }
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { connect } from 'node:net';
 import { startTestService, call } from '../helpers/service.js';
 import { finding, primarySignals } from '../helpers/findings.js';
-import type { TaskPool } from '../../src/pool.js';
+import { TURNS_PER_THREAD } from '../../src/pool.js';
 
 // One request must never stop the service; every request counts; overload is refused early.
 const service = await startTestService({ env: { WORKERS: '1' } });
@@ -52,11 +52,14 @@ t.test('every authenticated request counts against the limit, refusals included'
 });
 
 t.test('while the pool queue is full, pooled routes are refused before their body is read', async (t) => {
-  const real = service.services.pool;
-  const full = Object.create(real, { isFull: { get: () => true }, health: { get: () => ({ ready: false, reason: 'queue_full', queued: 64, queue_limit: 64 }) } }) as TaskPool;
-  service.services.pool = full;
+  // Every turn held and the queue for them full, as a flood of requests would leave them.
+  const { pool, config: { queueLimit } } = service.services;
+  const flood = new AbortController();
+  const taken = Array.from({ length: TURNS_PER_THREAD + queueLimit }, () => pool.takeTurn(flood.signal));
+  t.equal(taken.filter((turn) => turn instanceof Promise).length, queueLimit, 'the turns of the one thread held, the rest waiting');
   t.teardown(() => {
-    service.services.pool = real;
+    for (const turn of taken) if (turn instanceof Promise) turn.catch(() => undefined);
+    flood.abort();
   });
   // Headers that announce a 1.5 MB body, and not one byte of it: the answer must come anyway.
   const answer = await new Promise<string>((resolve, reject) => {
@@ -82,5 +85,5 @@ t.test('while the pool queue is full, pooled routes are refused before their bod
   const ready = await call(service, 'GET', '/readyz');
   t.equal(ready.status, 503, '/readyz reports a pool that cannot take work');
   t.equal(ready.body.status, 'busy');
-  t.same(ready.body.pool, { queued: 64, queue_limit: 64 });
+  t.same(ready.body.pool, { queued: queueLimit, queue_limit: queueLimit });
 });

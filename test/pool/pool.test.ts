@@ -1,6 +1,6 @@
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { AnswerBuffers, createTaskPool, type TaskName } from '../../src/pool.js';
+import { AnswerBuffers, createTaskPool, TURNS_PER_THREAD, type PoolTurn, type TaskName } from '../../src/pool.js';
 import { ApiError } from '../../src/core/errors.js';
 
 // The production table types the pool; these tests drive a module of their own through it.
@@ -61,7 +61,6 @@ t.test('a task that ends its thread is a rejection, and the pool goes on', async
 
 t.test('a full queue refuses at once with service_busy, and /readyz sees it', async (t) => {
   const stuck = [run('spin'), run('spin'), run('spin'), run('spin'), run('spin')];
-  t.equal(pool.isFull, true);
   t.same(pool.health, { ready: false, reason: 'queue_full', queued: 4, queue_limit: 4 });
   const refused = await run('echo', 4).then(
     () => undefined,
@@ -123,4 +122,70 @@ t.test('a task that waited most of its budget for a thread still gets the whole 
     (e: unknown) => e,
   );
   t.equal((stuck as ApiError).code, 'task_timeout', 'a task stuck on its thread is still stopped');
+});
+
+t.test('turns: threads × 2 at once, then first in first out, a bounded queue, a budget, and a client that leaves', async (t) => {
+  const turns = createTaskPool({ threads: 1, queueLimit: 2, registryDir: '', taskTimeoutMs: 800, filename: FAULTY });
+  t.teardown(() => turns.close());
+  await turns.ready;
+  t.equal(TURNS_PER_THREAD, 2);
+  const open = () => new AbortController();
+  const held = [turns.takeTurn(open().signal), turns.takeTurn(open().signal)];
+  t.ok(held.every((turn) => !(turn instanceof Promise)), 'two turns for one thread, at once');
+  const [first, second] = held as PoolTurn[];
+
+  const granted: string[] = [];
+  const leaving = open();
+  const third = (turns.takeTurn(open().signal) as Promise<PoolTurn>).then((turn) => (granted.push('third'), turn));
+  const gone = (turns.takeTurn(leaving.signal) as Promise<PoolTurn>).then(() => granted.push('gone'));
+  t.same(turns.health, { ready: false, reason: 'queue_full', queued: 2, queue_limit: 2 }, 'two wait: the queue is full');
+  t.throws(() => turns.takeTurn(open().signal), { code: 'service_busy' }, 'a third waiter is refused at once');
+
+  leaving.abort(new Error('client left'));
+  await t.rejects(gone, /client left/, 'a client that leaves gives up its place');
+  t.equal(turns.queueSize, 1);
+  first.release();
+  first.release();
+  const thirdTurn = await third;
+  t.same(granted, ['third'], 'the released turn goes to the oldest waiter; a second release does nothing');
+  const fourth = turns.takeTurn(open().signal);
+  t.ok(fourth instanceof Promise, 'still two turns held');
+  await t.rejects(fourth as Promise<PoolTurn>, { code: 'task_timeout' }, 'a wait longer than the budget is refused');
+
+  // A held turn of a client that leaves is released.
+  const client = open();
+  second.release();
+  const fifth = turns.takeTurn(client.signal);
+  t.notOk(fifth instanceof Promise, 'a released turn is free again');
+  t.ok(turns.takeTurn(open().signal) instanceof Promise, 'all held');
+  client.abort();
+  thirdTurn.release();
+  t.equal(turns.queueSize, 0, 'the waiter got the turn the leaving client held');
+});
+
+t.test('closing the pool refuses the requests waiting for a turn with shutting_down', async (t) => {
+  const closing = createTaskPool({ threads: 1, queueLimit: 4, registryDir: '', taskTimeoutMs: 3000, filename: FAULTY });
+  await closing.ready;
+  const signal = new AbortController().signal;
+  closing.takeTurn(signal);
+  closing.takeTurn(signal);
+  const waiting = t.rejects(closing.takeTurn(signal) as Promise<PoolTurn>, { code: 'shutting_down' });
+  await closing.close();
+  await waiting;
+  t.throws(() => closing.takeTurn(signal), { code: 'shutting_down' });
+});
+
+t.test('a task whose client left before it got a thread is not started', async (t) => {
+  const busy = run('hold', 400);
+  const leaving = new AbortController();
+  const started: number[] = [];
+  const abandoned = pool.run('echo' as TaskName, 1 as never, undefined, leaving.signal).then((v) => started.push(v as unknown as number));
+  const kept = run('echo', 2).then((v) => started.push(v as number));
+  t.equal(pool.queueSize, 2);
+  leaving.abort(new Error('client left'));
+  await t.rejects(abandoned, /client left/);
+  t.equal(pool.queueSize, 1, 'it left the queue');
+  await Promise.all([busy, kept]);
+  t.same(started, [2], 'only the task of the client that stayed ran');
+  await t.rejects(pool.run('echo' as TaskName, 3 as never, undefined, leaving.signal), /client left/, 'a client already gone is refused at once');
 });
