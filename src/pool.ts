@@ -59,9 +59,9 @@ export interface TaskPool {
    * TURNS_PER_THREAD × threads requests hold one; the others wait for theirs with their bodies
    * unread, first in, first out, up to the queue limit (beyond it: service_busy at once), each
    * for at most the task budget (then task_timeout). Without turns, a flood of 96 clients sending
-   * 2 MB analyses had the HTTP thread read 631 bodies in 24 s, of which 29 were analysed: the
-   * queue's places freed by tasks that ran out of budget waiting were refilled with newly read
-   * bodies, and the queue held 64 of them (up to 1 GB at the 16 MB body limit). `closed` aborts
+   * 2.4 MB analyses had the HTTP thread read 620 bodies in 24 s, for 29 answers: each place a
+   * task freed in the queue was refilled at once with a newly read body, and the queue held 64
+   * of them (up to 1 GB at the 16 MB body limit; docs/benchmarks.md, session 17). `closed` aborts
    * when the client goes away: a waiting request leaves the queue (its promise rejects with the
    * signal's reason), a held turn is released.
    */
