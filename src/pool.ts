@@ -78,6 +78,12 @@ export interface TaskPool {
   close(): Promise<void>;
 }
 
+/** A task waiting for a thread, or a request waiting for a turn. */
+interface Waiting {
+  admit(): void;
+  refuse(error: ApiError): void;
+}
+
 /** A request's place among those bringing work to the pool: release it once its work is handed over and answered. */
 export interface PoolTurn {
   /** Gives the turn to the next waiting request; later calls do nothing. */
@@ -180,7 +186,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   // of that queue when no thread is free: last in, first out. Measured with 4 concurrent
   // 500-finding analyses on one thread: p99 670–850 ms against p50 42 ms; strictly first in,
   // first out again with this queue.
-  const waiting: Array<{ start: () => void; refuse: (error: ApiError) => void }> = [];
+  const waiting: Waiting[] = [];
   let running = 0;
   // Once the pool closes, every task it has not finished is answered 503 shutting_down: the
   // HTTP server has drained first (src/server.ts), so these are tasks of clients that went away
@@ -192,25 +198,24 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   // Turns: see TaskPool.takeTurn.
   const turnLimit = options.threads * TURNS_PER_THREAD;
   let turnsHeld = 0;
-  const waitingForTurn: Array<{ grant: () => void; refuse: (error: ApiError) => void }> = [];
+  const waitingForTurn: Waiting[] = [];
   const timeoutError = () => new ApiError('task_timeout', { timeout_ms: options.taskTimeoutMs, retry_after: 1 }, { headers: { 'Retry-After': '1' } });
 
-  /** Resolves when a thread is free for this task; rejects when its budget runs out or its client leaves first. */
-  function takeThread(budget: AbortSignal, closed: AbortSignal | undefined): Promise<void> {
-    if (closed?.aborted) return Promise.reject(closed.reason);
-    if (running < options.threads) {
-      running++;
-      return Promise.resolve();
-    }
+  /**
+   * Waits in `line`, first in, first out, until admitted (then resolves with what `admitted`
+   * makes); leaves it, rejecting, when the task budget runs out (task_timeout) or the client goes
+   * away (the signal's reason). Tasks wait so for a thread, requests for a turn.
+   */
+  function waitInLine<T>(line: Waiting[], closed: AbortSignal | undefined, admitted: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
       const leave = () => {
-        budget.removeEventListener('abort', onBudgetSpent);
+        clearTimeout(budget);
         closed?.removeEventListener('abort', onClose);
       };
-      const entry = {
-        start: () => {
+      const entry: Waiting = {
+        admit: () => {
           leave();
-          resolve();
+          resolve(admitted());
         },
         refuse: (error: ApiError) => {
           leave();
@@ -219,15 +224,24 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       };
       const dequeue = (error: unknown) => {
         leave();
-        waiting.splice(waiting.indexOf(entry), 1);
+        line.splice(line.indexOf(entry), 1);
         reject(error);
       };
-      const onBudgetSpent = () => dequeue(timeoutError());
+      const budget = setTimeout(() => dequeue(timeoutError()), options.taskTimeoutMs);
       const onClose = () => dequeue(closed!.reason);
-      budget.addEventListener('abort', onBudgetSpent, { once: true });
       closed?.addEventListener('abort', onClose, { once: true });
-      waiting.push(entry);
+      line.push(entry);
     });
+  }
+
+  /** Resolves when a thread is free for this task; rejects when its budget runs out or its client leaves first. */
+  function takeThread(closed: AbortSignal | undefined): Promise<void> {
+    if (closed?.aborted) return Promise.reject(closed.reason);
+    if (running < options.threads) {
+      running++;
+      return Promise.resolve();
+    }
+    return waitInLine(waiting, closed, () => undefined);
   }
 
   function heldTurn(closed: AbortSignal): PoolTurn {
@@ -237,7 +251,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       held = false;
       closed.removeEventListener('abort', release);
       const next = waitingForTurn.shift();
-      if (next) next.grant();
+      if (next) next.admit();
       else turnsHeld--;
     };
     if (closed.aborted) release();
@@ -252,37 +266,13 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       return heldTurn(closed);
     }
     if (waitingForTurn.length >= options.queueLimit) throw busyError(options.queueLimit);
-    return new Promise((resolve, reject) => {
-      const leave = () => {
-        clearTimeout(budget);
-        closed.removeEventListener('abort', onClose);
-      };
-      const entry = {
-        grant: () => {
-          leave();
-          resolve(heldTurn(closed));
-        },
-        refuse: (error: ApiError) => {
-          leave();
-          reject(error);
-        },
-      };
-      const dequeue = (error: unknown) => {
-        leave();
-        waitingForTurn.splice(waitingForTurn.indexOf(entry), 1);
-        reject(error);
-      };
-      const budget = setTimeout(() => dequeue(timeoutError()), options.taskTimeoutMs);
-      const onClose = () => dequeue(closed.reason);
-      closed.addEventListener('abort', onClose, { once: true });
-      waitingForTurn.push(entry);
-    });
+    return waitInLine(waitingForTurn, closed, () => heldTurn(closed));
   }
 
   /** Hands the finished task's thread to the oldest waiting task. */
   function releaseThread(): void {
     const next = waiting.shift();
-    if (next) next.start();
+    if (next) next.admit();
     else running--;
   }
 
@@ -302,11 +292,10 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       // answers in 40 s of a 96-client flood, against 139 and 152 with two budgets
       // (docs/benchmarks.md, session 15). A task that got its thread is stopped only if it is
       // itself stuck.
-      const waitBudget = AbortSignal.timeout(options.taskTimeoutMs);
       const submitted = performance.now();
       const done = (outcome: 'ok' | 'failed' | 'timeout') => options.onTaskDone?.(task, outcome, (performance.now() - submitted) / 1000);
       try {
-        await takeThread(waitBudget, closed);
+        await takeThread(closed);
       } catch (error) {
         if (error instanceof ApiError) done(closing ? 'failed' : 'timeout');
         throw error;
