@@ -108,10 +108,10 @@ function collectWhenIdle(requestBytes: number): void {
  * Warm-up analyses run straight after that collection, while the thread is still idle: after it,
  * the first analyses paid again for what it had cleared. After one 10,000-finding analysis and a
  * 10 MB import, the first four 500-finding analyses took 62–89 ms in all (the first 15–40 ms);
- * with three warm-up analyses, 54–64 ms (the first 11–24 ms), in six alternating runs each. Built
- * and against the code before, four alternating runs: 74–86 against 60–74 ms (docs/benchmarks.md,
- * session 17). A task that arrives meanwhile waits for them, about 30 ms, once after a pause
- * that followed a large task.
+ * with three warm-up analyses, 54–64 ms (the first 11–24 ms), in six alternating runs each. As
+ * built, four runs alternating with the code before: 60–74 ms with them, 74–86 ms without
+ * (docs/benchmarks.md, session 17). A task that arrives meanwhile waits for them, about 30 ms,
+ * once after a pause that followed a large task.
  */
 const WARM_UP_AFTER_COLLECTION = 3;
 
