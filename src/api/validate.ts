@@ -18,10 +18,11 @@ function validate({ body }: RouteContext<unknown, ValidateBody>) {
   return json(errors ? { ...result, errors } : result);
 }
 
-async function validateBatch({ body, services, closed }: RouteContext<unknown, ValidateBatchBody>) {
+async function validateBatch(ctx: RouteContext<unknown, ValidateBatchBody>) {
+  const { body, services } = ctx;
   const task: ValidateBatchTask = { schema: body.schema, items: body.items };
   const outcome =
-    body.items.length <= INLINE_BATCH_MAX_ITEMS ? validateItems(task.schema, task.items) : await services.pool.run('validateBatch', task, undefined, closed);
+    body.items.length <= INLINE_BATCH_MAX_ITEMS ? validateItems(task.schema, task.items) : await services.pool.run('validateBatch', task, undefined, ctx.closed);
   return json({ schema_type: body.schema, schema_version: VALIDATION_SCHEMA_VERSION, ...outcome });
 }
 

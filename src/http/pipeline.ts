@@ -482,8 +482,9 @@ export class Pipeline {
   }
 
   private failure(error: unknown, headers: Record<string, string>, requestId: string, request?: IncomingRequest): OutgoingResponse {
-    // Work given up because the client went away: no one reads this, and it is not the service's failure.
-    if (request?.closed.aborted && error === request.closed.reason) return { status: 499, headers, body: '' };
+    // Work given up because the client went away (the signal's reason, never an ApiError): no one
+    // reads this, and it is not the service's failure. Asked only then: `closed` is made on demand.
+    if (!(error instanceof ApiError) && request?.closed.aborted && error === request.closed.reason) return { status: 499, headers, body: '' };
     if (error instanceof ApiError) {
       try {
         return errorResponse(error, Object.assign({}, headers, error.headers));
