@@ -35,7 +35,7 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  * rather than in the middle of it (workers/tasks.ts `makeRoom`): the slowest tenth of 500-finding
  * analyses went from 19–21 to 13–14 ms in a worker, and to 15–18 ms through the service
  * (docs/benchmarks.md, session 11). A worker also runs a full GC once it is idle after a large task
- * (workers/tasks.ts `collectWhenIdle`).
+ * (workers/tasks.ts `afterTask`).
  *
  * --min-semi-space-size: a worker's young generation starts at its largest (WORKER_SEMI_SPACE_MB,
  * the largest src/pool.ts lets a worker have) instead of growing to it. It used to grow from 2 × 64 to 2 × 128 MB on the first

@@ -168,8 +168,9 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     // same semi-spaces there made reads beside analyses slower, and its pauses are their latency.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     // A thread waits for its next task in its event loop, not blocked in Atomics.wait, so the
-    // work it leaves for when it is idle runs then: the full GC after a large task
-    // (workers/tasks.ts `collectWhenIdle`) and loading the pdf/xlsx renderers. 500-finding
+    // work it leaves for when it is idle runs then: the full GC after a large task and the
+    // replays after a full GC (workers/tasks.ts `afterTask`, `replayAfterIdleCollections`), and
+    // loading the pdf/xlsx renderers. 500-finding
     // analyses back to back were as fast either way, within the machine's noise.
     atomics: 'disabled',
   });

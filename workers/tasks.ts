@@ -5,6 +5,7 @@
  */
 import { getHeapSpaceStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
+import { PerformanceObserver, constants, performance, type NodeGCPerformanceDetail, type PerformanceEntry } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { Registry } from '../src/registry/registry.js';
 import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from '../src/gap/analyze.js';
@@ -68,7 +69,7 @@ function makeRoom(bytes: number): void {
   if (collect && youngGeneration().space_available_size < bytes) collect({ type: 'minor' });
 }
 
-/** A task over a request of this size or more leaves a full GC owed (see collectWhenIdle). */
+/** A task over a request of this size or more leaves a full GC owed (see afterTask). */
 const COLLECT_AFTER_REQUEST_BYTES = 1024 * 1024;
 /** How long a thread must have been without a task before it runs an owed full GC. */
 const IDLE_BEFORE_COLLECTION_MS = 250;
@@ -87,9 +88,12 @@ let idleCollection: NodeJS.Timeout | undefined;
  * wait for it: their p50 went from 1.4 to 2.1 times the JSON floor. Under a steady load it never
  * runs, and V8 collects when it must, as before. With the young generation at its full size from
  * the start (src/node-flags.ts), the p99 of 500-finding analyses after one large analysis and one
- * import went from 86–96 to 30–32 ms (docs/benchmarks.md, session 14).
+ * import went from 86–96 to 30–32 ms (docs/benchmarks.md, session 14). The end of a task also
+ * stops the replays that follow a full GC (see replayAfterIdleCollections).
  */
-function collectWhenIdle(requestBytes: number): void {
+function afterTask(requestBytes: number): void {
+  replaysLeft = 0;
+  busyUntil = performance.now();
   if (!collect) return;
   if (requestBytes >= COLLECT_AFTER_REQUEST_BYTES) collectionOwed = true;
   if (!collectionOwed) return;
@@ -100,20 +104,67 @@ function collectWhenIdle(requestBytes: number): void {
     // and `execution: 'async'`, and takes any other object as the old truthy flag for a scavenge,
     // so `{ type: 'major' }` scavenged (and left 12,000 faults and a p99 of 46–137 ms behind).
     collect();
-    for (let i = 0; i < WARM_UP_AFTER_COLLECTION; i++) analyzeInRoom(warmUpTask());
+    startReplays();
   }, IDLE_BEFORE_COLLECTION_MS);
 }
 
 /**
- * Warm-up analyses run straight after that collection, while the thread is still idle: after it,
- * the first analyses paid again for what it had cleared. After one 10,000-finding analysis and a
- * 10 MB import, the first four 500-finding analyses took 62–89 ms in all (the first 15–40 ms);
- * with three warm-up analyses, 54–64 ms (the first 11–24 ms), in six alternating runs each. As
- * built, four runs alternating with the code before: 60–74 ms with them, 74–86 ms without
- * (docs/benchmarks.md, session 17). A task that arrives meanwhile waits for them, about 30 ms,
- * once after a pause that followed a large task.
+ * A full GC while the thread has no task made its next analyses slow, because of V8's optimized
+ * code. That code is specialised to the hidden classes ("maps") of the objects it has met, and a
+ * map lives only while an object has it. With no task running, nothing of any request is alive,
+ * so the collection frees the maps of parsed findings, V8 drops the code that checked for them,
+ * and the next analyses run unoptimized, deoptimize ("wrong map", "insufficient type feedback")
+ * and wait for TurboFan to compile again (`assess` alone: 40–65 ms of a background thread, on a
+ * machine with two cores). Traced with --trace-opt --trace-deopt after a 10,000-finding analysis,
+ * a 10 MB import and the owed collection, the first sixteen 500-finding analyses came with about
+ * 30 compilations and 8 deoptimizations.
+ * So after each full GC that starts while the thread is idle (the owed collection above, or V8's
+ * own memory reducer), the thread replays the latest analysis it ran, if its request was under
+ * COLLECT_AFTER_REQUEST_BYTES (otherwise the warm-up's request made from the registry),
+ * REPLAYS_AFTER_IDLE_COLLECTION times: its clients' own shapes, so the maps and the code are made
+ * again before a client needs them. One replay per turn of the event loop: a task that arrives
+ * waits for one replay at most, and its end stops the rest.
+ * Measured through the service after a 10,000-finding analysis, a 10 MB import and 2 s idle, six
+ * runs alternating with session 17's warm-up (three analyses of the registry's own request right
+ * after the collection): the first four 500-finding analyses took 45 ms in all against 75 ms, and
+ * the first one 9–13 ms against 15–31 ms (docs/benchmarks.md, session 18). Three replays instead
+ * of sixteen left about half of that. The request replayed stays in this thread's memory until
+ * the next one replaces it; nothing of it is written anywhere.
  */
-const WARM_UP_AFTER_COLLECTION = 3;
+const REPLAYS_AFTER_IDLE_COLLECTION = 16;
+
+/** The latest analysis this thread ran whose request was small enough to replay. */
+let latestAnalysis: Pick<AnalyzeTask, 'body' | 'tier'> | undefined;
+let replaysLeft = 0;
+/** When the thread last finished a task or a replay (performance.now()): a full GC after it began idle. */
+let busyUntil = 0;
+
+function replay(): void {
+  if (replaysLeft === 0) return;
+  replaysLeft--;
+  const task = latestAnalysis ? { ...latestAnalysis, id: 'replay', createdAt: new Date().toISOString() } : warmUpTask();
+  analyzeInRoom(task);
+  busyUntil = performance.now();
+  setImmediate(replay);
+}
+
+function startReplays(): void {
+  replaysLeft = REPLAYS_AFTER_IDLE_COLLECTION;
+  setImmediate(replay);
+}
+
+/**
+ * V8's own full GCs while the thread is idle (its memory reducer), seen through the GC entries
+ * of the performance timeline. Node hands those over on a later turn of the event loop, so the
+ * owed collection starts its replays itself (afterTask), and its own entry, older than the
+ * replays, starts nothing.
+ */
+function replayAfterIdleCollections(): void {
+  new PerformanceObserver((list) => {
+    const collectedWhileIdle = list.getEntries().some((entry) => (entry as PerformanceEntry & { detail: NodeGCPerformanceDetail }).detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && entry.startTime >= busyUntil);
+    if (collectedWhileIdle && replaysLeft === 0) startReplays();
+  }).observe({ entryTypes: ['gc'] });
+}
 
 /** An analysis, once the young generation has room for what it allocates: the warm-up's and a task's. */
 function analyzeInRoom(task: AnalyzeTask): AnalyzeOutput {
@@ -176,6 +227,7 @@ function warmUp(): void {
 }
 
 warmUp();
+replayAfterIdleCollections();
 
 /** Answers once this thread's module (registry and gap index included) has loaded. */
 export function ready(): true {
@@ -185,7 +237,8 @@ export function ready(): true {
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeInRoom(task);
-  collectWhenIdle(task.body.byteLength);
+  if (output.ok && task.body.byteLength < COLLECT_AFTER_REQUEST_BYTES) latestAnalysis = { body: task.body, tier: task.tier };
+  afterTask(task.body.byteLength);
   const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer] : [];
   if (output.unusedMemory) buffers.push(output.unusedMemory);
   return buffers.length ? transferring(output, ...buffers) : output;
@@ -194,44 +247,49 @@ export function analyze(task: AnalyzeTask): AnalyzeOutput {
 /** POST /v1/gap-analysis/compare of large analyses: parsing two stored results is the heavy part. */
 export function compare(task: CompareTask): CompareOutcome {
   const outcome = compareStored(task);
-  collectWhenIdle(task.baseline.byteLength + task.current.byteLength);
+  afterTask(task.baseline.byteLength + task.current.byteLength);
   return outcome;
 }
 
 /** POST /v1/validate/batch above the inline size: schema checks only, no registry reads. */
 export function validateBatch(task: ValidateBatchTask): BatchOutcome {
   const outcome = validateItems(task.schema, task.items);
-  collectWhenIdle(0);
+  afterTask(0);
   return outcome;
 }
 
 /** POST/GET /v1/gap-analysis/:id/export of a format rendered in the pool (pdf, xlsx): the whole file, transferred back. */
 export async function renderExport(task: RenderExportTask): Promise<Uint8Array> {
-  const index = gapIndexOf(registry);
-  const { renderExport: renderExportFile } = await loadRenderers();
-  const file = await renderExportFile(task, registryEvidence(index), registryControls(index));
-  collectWhenIdle(task.payload.byteLength);
-  return transferring(file, file.buffer);
+  // A full GC while this task awaits is not one of an idle thread.
+  busyUntil = Infinity;
+  try {
+    const index = gapIndexOf(registry);
+    const { renderExport: renderExportFile } = await loadRenderers();
+    const file = await renderExportFile(task, registryEvidence(index), registryControls(index));
+    return transferring(file, file.buffer);
+  } finally {
+    afterTask(task.payload.byteLength);
+  }
 }
 
 /** POST /v1/findings/import above the inline size: read the scanner file, convert, serialize. */
 export function importFindings(task: ImportFindingsTask): ImportFindingsOutput {
   const output = importFindingsOf(registry, task);
-  collectWhenIdle(task.body.byteLength);
+  afterTask(task.body.byteLength);
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
 /** POST /v1/gap-analysis/import above the inline size: convert the file, then the analysis create runs. */
 export function importAnalysis(task: ImportAnalysisTask): AnalyzeOutput {
   const output = importAnalysisOf(registry, task);
-  collectWhenIdle(task.body.byteLength);
+  afterTask(task.body.byteLength);
   return output.ok ? transferring(output, output.payload.buffer) : output;
 }
 
 /** GET /v1/gap-analysis/:id?variant= of an analysis stored before its member spans were kept: a read of every byte. */
 export function dataMemberSpans(task: { payload: Uint8Array }): DataMemberSpans {
   const spans = scanMemberSpans(task.payload);
-  collectWhenIdle(0);
+  afterTask(0);
   return spans;
 }
 
