@@ -121,17 +121,23 @@ function afterTask(requestBytes: number): void {
  * So after each full GC that starts while the thread is idle (the owed collection above, or V8's
  * own memory reducer), the thread replays the latest analysis it ran, if its request was under
  * COLLECT_AFTER_REQUEST_BYTES (otherwise the warm-up's request made from the registry),
- * REPLAYS_AFTER_IDLE_COLLECTION times: its clients' own shapes, so the maps and the code are made
+ * REPLAYS_WHEN_IDLE times: its clients' own shapes, so the maps and the code are made
  * again before a client needs them. One replay per turn of the event loop: a task that arrives
  * waits for one replay at most, and its end stops the rest.
  * Measured through the service after a 10,000-finding analysis, a 10 MB import and 2 s idle, six
  * runs alternating with session 17's warm-up (three analyses of the registry's own request right
  * after the collection): the first four 500-finding analyses took 45 ms in all against 75 ms, and
  * the first one 9–13 ms against 15–31 ms (docs/benchmarks.md, session 18). Three replays instead
- * of sixteen left about half of that. The request replayed stays in this thread's memory until
- * the next one replaces it; nothing of it is written anywhere.
+ * of sixteen left about half of that.
+ * A thread's first analysis meets the same: the start-up warm-up's request has other fields than
+ * its clients' (no `observed_at`, no `artifact`), so the first client request deoptimizes the code
+ * the warm-up optimized. So the first analysis a thread runs is replayed too, once it is idle. On
+ * a fresh service, one 500-finding analysis, 1 s idle, then more: the second to fourth took
+ * 8.2–9.9 ms against 10.0–22.0 ms without (four alternating runs each).
+ * The request replayed stays in this thread's memory until the next one replaces it; nothing of
+ * it is written anywhere.
  */
-const REPLAYS_AFTER_IDLE_COLLECTION = 16;
+const REPLAYS_WHEN_IDLE = 16;
 
 /** The latest analysis this thread ran whose request was small enough to replay. */
 let latestAnalysis: Pick<AnalyzeTask, 'body' | 'tier'> | undefined;
@@ -149,7 +155,7 @@ function replay(): void {
 }
 
 function startReplays(): void {
-  replaysLeft = REPLAYS_AFTER_IDLE_COLLECTION;
+  replaysLeft = REPLAYS_WHEN_IDLE;
   setImmediate(replay);
 }
 
@@ -237,8 +243,11 @@ export function ready(): true {
 
 export function analyze(task: AnalyzeTask): AnalyzeOutput {
   const output = analyzeInRoom(task);
+  // The thread's first analysis is replayed once the thread is idle (see REPLAYS_WHEN_IDLE).
+  const firstOfThread = latestAnalysis === undefined;
   if (output.ok && task.body.byteLength < COLLECT_AFTER_REQUEST_BYTES) latestAnalysis = { body: task.body, tier: task.tier };
   afterTask(task.body.byteLength);
+  if (firstOfThread && latestAnalysis) startReplays();
   const buffers: ArrayBufferLike[] = output.ok ? [output.payload.buffer] : [];
   if (output.unusedMemory) buffers.push(output.unusedMemory);
   return buffers.length ? transferring(output, ...buffers) : output;

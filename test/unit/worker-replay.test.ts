@@ -8,11 +8,11 @@ import { projectRoot, defaultRegistryDir } from '../../src/paths.js';
 import { Registry } from '../../src/registry/registry.js';
 
 /**
- * workers/tasks.ts replays a thread's latest analysis after a full GC it ran while idle, so that
- * the next request finds the analysis code still optimized for its clients' objects. Checked in
- * the worker module as Piscina loads it, in a node started with the service's flags, through
- * V8's %GetOptimizationStatus of the engine's `assess`: without the replays, the first analysis
- * after either collection ran it unoptimized (TurboFan was still compiling it).
+ * workers/tasks.ts replays a thread's latest analysis after its first one and after a full GC it
+ * ran while idle, so that the next request finds the analysis code optimized for its clients'
+ * objects. Checked in the worker module as Piscina loads it, in a node started with the service's
+ * flags, through V8's %GetOptimizationStatus of the engine's `assess`: without the replays, the
+ * next analysis in each case ran it unoptimized (TurboFan was still compiling it).
  */
 const registry = Registry.open(defaultRegistryDir);
 const ids = registry.signalIds();
@@ -47,8 +47,12 @@ const { workerData, parentPort } = require('node:worker_threads');
   // Idle, the event loop turning: V8's memory reducer runs its collection as a task of the loop.
   const idleTurning = async (ms) => { for (let waited = 0; waited < ms; waited += 50) await idle(50); };
   const nextAnalysis = () => { const before = optimized(); analyze(workerData.small); return { before, after: optimized() }; };
+  const report = {};
+  analyze(workerData.small);
+  await idle(1000);
+  report.afterFirstAnalysis = nextAnalysis();
   for (let i = 0; i < 40; i++) analyze(workerData.small);
-  const report = { warm: optimized() };
+  report.warm = optimized();
   analyze(workerData.large);
   await idle(2000);
   report.afterOwedCollection = nextAnalysis();
@@ -82,8 +86,10 @@ const output = execFileSync(process.execPath, [...SERVICE_NODE_FLAGS, '--allow-n
   encoding: 'utf8',
   input: JSON.stringify(workerData),
 });
-const report = JSON.parse(output) as { warm: boolean; afterOwedCollection: { before: boolean; after: boolean }; afterIdleCollection: { before: boolean; after: boolean } };
+type Next = { before: boolean; after: boolean };
+const report = JSON.parse(output) as { afterFirstAnalysis: Next; warm: boolean; afterOwedCollection: Next; afterIdleCollection: Next };
 
+t.same(report.afterFirstAnalysis, { before: true, after: true }, "after the thread's first analysis, with objects its start-up warm-up never made, the next request finds assess optimized and keeps it so");
 t.ok(report.warm, 'after 40 analyses, assess runs optimized');
 t.same(report.afterOwedCollection, { before: true, after: true }, 'after the full GC a large analysis leaves owed, the next request finds assess optimized and keeps it so');
 t.same(report.afterIdleCollection, { before: true, after: true }, 'after a full GC V8 runs while the thread is idle, likewise');
