@@ -200,6 +200,8 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   const turnLimit = options.threads * TURNS_PER_THREAD;
   let turnsHeld = 0;
   const waitingForTurn: Waiting[] = [];
+  const turnLineFull = () => waitingForTurn.length >= options.queueLimit;
+  const queued = () => waiting.length + waitingForTurn.length;
   const timeoutError = () => new ApiError('task_timeout', { timeout_ms: options.taskTimeoutMs, retry_after: 1 }, { headers: { 'Retry-After': '1' } });
 
   /**
@@ -266,7 +268,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       turnsHeld++;
       return heldTurn(closed);
     }
-    if (waitingForTurn.length >= options.queueLimit) throw busyError(options.queueLimit);
+    if (turnLineFull()) throw busyError(options.queueLimit);
     return waitInLine(waitingForTurn, closed, () => heldTurn(closed));
   }
 
@@ -317,13 +319,13 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     },
     takeTurn,
     get queueSize() {
-      return waiting.length + waitingForTurn.length;
+      return queued();
     },
     get health(): PoolHealth {
       // Full when a new request would be refused at once: no turn to wait for, or no place to wait for a thread.
-      const full = isFull() || waitingForTurn.length >= options.queueLimit;
+      const full = isFull() || turnLineFull();
       const reason = !isReady ? 'starting' : full ? 'queue_full' : undefined;
-      return { ready: reason === undefined, reason, queued: waiting.length + waitingForTurn.length, queue_limit: options.queueLimit };
+      return { ready: reason === undefined, reason, queued: queued(), queue_limit: options.queueLimit };
     },
     async close() {
       closing = true;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { projectRoot } from '../../src/paths.js';
+import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
 import { startChildService, type ChildService } from '../helpers/child-service.js';
 import { testRegistry } from '../helpers/findings.js';
 
@@ -31,7 +32,7 @@ function analysisBodies(): Buffer[] {
       }),
     );
   const bodies = [body(5, 'small'), body(160, 'pooled')];
-  if (bodies[1].length <= 16 * 1024) throw new Error('the pooled body must exceed 16 KiB');
+  if (bodies[1].length <= INLINE_ANALYSIS_MAX_BYTES) throw new Error('the pooled body must exceed the inline size');
   return bodies;
 }
 

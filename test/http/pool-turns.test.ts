@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { startTestService, call } from '../helpers/service.js';
 import { finding, primarySignals } from '../helpers/findings.js';
 import type { PoolTurn } from '../../src/pool.js';
+import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
 
 // A body that may go to the pool is read only once its request has a turn there (src/pool.ts):
 // one worker thread gives two turns, and QUEUE_LIMIT=1 lets one more request wait for a turn.
@@ -11,7 +12,7 @@ t.teardown(() => service.close());
 const key = await service.key('enterprise');
 const [{ signal_id }] = primarySignals('HIPAA', 1);
 const body = Buffer.from(JSON.stringify({ frameworks: ['HIPAA'], findings: Array.from({ length: 300 }, (_, i) => finding(`f-${i}`, signal_id)) }));
-if (body.length <= 16 * 1024) throw new Error('the body must be large enough to go to the pool');
+if (body.length <= INLINE_ANALYSIS_MAX_BYTES) throw new Error('the body must be large enough to go to the pool');
 // More than the first read of a socket takes: uWS's idle timeout closes a socket whose request
 // body is still coming in (one that has sent it all is not timed out).
 const largeBody = Buffer.concat([body, Buffer.alloc(3_000_000, ' ')]);
