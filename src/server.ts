@@ -73,13 +73,14 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   gapIndexOf(registry);
   const serviceMetrics = createMetrics({ registryVersion: registry.manifest.registry_version, contentHash: registry.manifest.content_hash, queueDepth: () => pool.queueSize });
   metrics = serviceMetrics;
-  const { accounts, analyses } = stores;
+  const { accounts, analyses, customFrameworks } = stores;
   const limiters = await sharedLimiters(config, log, now);
   const services: Services = {
     config,
     log,
     accounts,
     analyses,
+    customFrameworks,
     registry,
     pool,
     metrics: serviceMetrics,

@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { AccountDirectory, AnalysisStore } from './store/types.js';
+import type { AccountDirectory, AnalysisStore, CustomFrameworkStore } from './store/types.js';
 import type { Registry } from './registry/registry.js';
 import type { TaskPool } from './pool.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -11,6 +11,8 @@ export interface Services {
   log: Logger;
   accounts: AccountDirectory;
   analyses: AnalysisStore;
+  /** Enterprise accounts' own frameworks (docs/custom-frameworks.md). */
+  customFrameworks: CustomFrameworkStore;
   registry: Registry;
   pool: TaskPool;
   metrics: ServiceMetrics;

@@ -14,6 +14,7 @@ import { gapIndexOf } from '../gap/gap-index.js';
 import { tierAtLeast } from '../tiers.js';
 import { resolveFramework } from './query.js';
 import { readAnalysis } from '../store/analyses.js';
+import { hasCustomFrameworks } from '../custom-frameworks/account.js';
 
 interface ExportRequest {
   format: ExportFormat;
@@ -39,7 +40,13 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
       { message: `The ${request.format} export requires the ${writer.tier} tier or above (current tier: ${account.tier})` },
     );
   }
-  const requested = request.frameworks?.map((code) => resolveFramework(services.registry, request.frameworksParameter, code, services.registry.gapFrameworkCodes()));
+  // A code the registry does not know may be one of the account's own frameworks, even one deleted
+  // since: the analysis is what says (the check below).
+  const requested = request.frameworks?.map((code) =>
+    hasCustomFrameworks(account) && services.registry.resolveFrameworkCode(code) === undefined
+      ? code.toUpperCase()
+      : resolveFramework(services.registry, request.frameworksParameter, code, services.registry.gapFrameworkCodes()),
+  );
 
   const now = services.now();
   const stored = await readAnalysis(services.analyses, ctx.params.id, account.name, now);

@@ -4,16 +4,32 @@ import { json, type Route, type RouteContext } from '../http/route.js';
 import type { Registry } from '../registry/registry.js';
 import type { ControlListItem } from '../schemas/registry.js';
 import { FRAMEWORK_CATEGORIES } from '../schemas/registry-source.js';
-import { ControlDetail, ControlList, FrameworkControls, FrameworkList, PagesMeta, TotalMeta } from '../schemas/api.js';
+import { ControlDetail, ControlList, FrameworkControls, FrameworkList, FrameworkView, PagesMeta, TotalMeta } from '../schemas/api.js';
+import { hasCustomFrameworks, ownFramework, ownFrameworks, resolvedFramework } from '../custom-frameworks/account.js';
+import { controlCategories } from '../custom-frameworks/model.js';
+import { customDetail, customListItem } from './custom-frameworks.js';
 import { frameworkCodes, pageMeta, pageParams, pageWindow, QuerySchema, resolveFramework, type PageQuery, type PageWindow } from './query.js';
 import { StringEnum } from '../schemas/string-enum.js';
 
 const FrameworksQuery = QuerySchema({ category: StringEnum(FRAMEWORK_CATEGORIES, { description: 'Framework category' }) });
 
-/** Frameworks in the registry's order: the 11 gap-analysis frameworks, then the listing-only ones. */
-function listFrameworks({ query, services }: RouteContext<{ category?: string }>) {
-  const frameworks = services.registry.frameworks(query.category);
+/**
+ * Frameworks in the registry's order: the 11 gap-analysis frameworks, then the listing-only ones;
+ * then an Enterprise account's own, by code (category custom: listed when no category is asked for).
+ */
+async function listFrameworks({ query, services, account }: RouteContext<{ category?: string }>) {
+  const frameworks: Array<Record<string, unknown>> = services.registry.frameworks(query.category).map((framework) => ({ ...framework, custom: false }));
+  if (query.category === undefined) for (const own of await ownFrameworks(services.customFrameworks, account)) frameworks.push(customListItem(own));
   return json(frameworks, { total: frameworks.length });
+}
+
+/** A registry framework, or one of the account's own with its definition (another account's is not found). */
+async function getFramework({ params, services, account }: RouteContext) {
+  const framework = services.registry.framework(params.code);
+  if (framework) return json({ ...framework, custom: false });
+  const own = await ownFramework(services.customFrameworks, account, params.code);
+  if (!own) throw notFound('Framework', params.code);
+  return json(customDetail(own));
 }
 
 const FrameworkControlsQuery = QuerySchema({
@@ -25,16 +41,20 @@ interface ControlsPageQuery extends PageQuery {
   category?: string;
 }
 
-/** A framework's controls in catalog order, each with the count and ids of the signals mapped to it. */
-function frameworkControls({ params, query, services }: RouteContext<ControlsPageQuery>) {
+/**
+ * A framework's controls in catalog order, each with the count and ids of the signals mapped to it;
+ * for a custom framework, its direct and inherited signals (docs/custom-frameworks.md).
+ */
+async function frameworkControls(ctx: RouteContext<ControlsPageQuery>) {
+  const { params, query, services } = ctx;
   const { registry } = services;
   const framework = registry.framework(params.code);
-  if (!framework) throw notFound('Framework', params.code);
+  if (!framework) return customFrameworkControls(ctx);
   if (query.category !== undefined) checkControlCategory(registry, framework.code, query.category);
   const controls = registry.controls(framework.code, query.category);
   const { offset, limit } = pageWindow(query);
   const data = {
-    framework: { code: framework.code, name: framework.name, version: framework.version },
+    framework: { code: framework.code, name: framework.name, version: framework.version, custom: false },
     controls: controls.slice(offset, offset + limit).map((c) => ({
       id: c.id,
       title: c.title,
@@ -45,6 +65,29 @@ function frameworkControls({ params, query, services }: RouteContext<ControlsPag
     })),
   };
   return json(data, pageMeta(controls.length, query, true));
+}
+
+async function customFrameworkControls({ params, query, services, account }: RouteContext<ControlsPageQuery>) {
+  const framework = await ownFramework(services.customFrameworks, account, params.code);
+  if (!framework) throw notFound('Framework', params.code);
+  const { controls: resolved } = resolvedFramework(framework, services.registry);
+  let indexes = framework.controls.map((_, i) => i);
+  if (query.category !== undefined) {
+    const categories = controlCategories(framework.controls);
+    const wanted = query.category.toLowerCase();
+    if (!categories.some((c) => c.toLowerCase() === wanted)) throw invalidParameter('category', query.category, { valid_values: categories, reason: `is not a control category of ${framework.code}` });
+    indexes = indexes.filter((i) => framework.controls[i].category.toLowerCase() === wanted);
+  }
+  const { offset, limit } = pageWindow(query);
+  const data = {
+    framework: { code: framework.code, name: framework.name, version: framework.version, custom: true, revision: framework.revision },
+    controls: indexes.slice(offset, offset + limit).map((i) => {
+      const control = framework.controls[i];
+      const signalIds = resolved[i].mappings.map((m) => m.signal_id);
+      return { id: control.id, title: control.title, category: control.category, description: control.description, mapped_signals: signalIds.length, signal_ids: signalIds };
+    }),
+  };
+  return json(data, pageMeta(indexes.length, query, true));
 }
 
 const ControlsQuery = QuerySchema({
@@ -133,7 +176,17 @@ export const frameworkRoutes: Route[] = [
     query: FrameworksQuery,
     response: FrameworkList,
     meta: TotalMeta,
+    accountOwned: hasCustomFrameworks,
     handler: listFrameworks,
+  },
+  {
+    method: 'GET',
+    path: '/v1/frameworks/:code',
+    tier: 'community',
+    tag: 'frameworks',
+    summary: "A framework's details (code in any accepted spelling); an Enterprise account's own framework with its definition",
+    response: FrameworkView,
+    handler: getFramework,
   },
   {
     method: 'GET',
@@ -145,6 +198,7 @@ export const frameworkRoutes: Route[] = [
     query: FrameworkControlsQuery,
     response: FrameworkControls,
     meta: PagesMeta,
+    accountOwned: hasCustomFrameworks,
     handler: frameworkControls,
   },
   {

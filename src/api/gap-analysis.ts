@@ -13,6 +13,7 @@ import { compressedForm, storedForm } from '../store/result-codec.js';
 import { idempotencyRecord, idempotentRequest, replay } from './idempotency.js';
 import { answerInVariant, requestedVariant, storedAnswer, VariantQuery } from './result-variant.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
+import { addFacts, customFrameworksOfTask, mayNameIn, ownFrameworks } from '../custom-frameworks/account.js';
 
 /** Below this body size an analysis runs on the main thread: the hop to a worker costs more (bench/README). */
 export const INLINE_ANALYSIS_MAX_BYTES = 16 * 1024;
@@ -21,7 +22,8 @@ const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
 async function runAnalysis(ctx: RouteContext, task: AnalyzeTask): Promise<AnalyzeOutput> {
   if (task.body.byteLength <= INLINE_ANALYSIS_MAX_BYTES) return analyze(ctx.services.registry, task);
-  const owned = ownedBytes(task.body);
+  // With custom frameworks the body may be needed for a second run (runNamingCustom): send a copy.
+  const owned = task.custom ? new Uint8Array(task.body) : ownedBytes(task.body);
   const { pool } = ctx.services;
   const answerMemory = pool.answerBuffers.take();
   try {
@@ -44,7 +46,26 @@ export function ownedBytes(body: Uint8Array): Uint8Array {
 const CREATE_OPERATION = 'POST /v1/gap-analysis';
 
 async function create(ctx: RouteContext) {
-  return runAndStore(ctx, (id, createdAt) => runAnalysis(ctx, { body: ctx.rawBody ?? new Uint8Array(), tier: ctx.account.tier, id, createdAt }));
+  const body = ctx.rawBody ?? new Uint8Array();
+  const { services, account } = ctx;
+  // The account's own frameworks whose codes the body holds go with the analysis (docs/custom-frameworks.md).
+  const custom = await customFrameworksOfTask(services.customFrameworks, services.registry, account, mayNameIn(body));
+  return runAndStore(ctx, (id, createdAt) => runNamingCustom(ctx, { body, tier: account.tier, id, createdAt, ...(custom && { custom }) }));
+}
+
+/**
+ * Runs an analysis; when it names one of the account's frameworks in a spelling the look at the
+ * body missed (neither upper nor lower case), once more with that framework's facts.
+ */
+async function runNamingCustom(ctx: RouteContext, task: AnalyzeTask): Promise<AnalyzeOutput> {
+  const output = await runAnalysis(ctx, task);
+  if (output.ok || !output.needsCustomFrameworks || !task.custom) return output;
+  const { services, account } = ctx;
+  await addFacts(services.customFrameworks, services.registry, account, task.custom, output.needsCustomFrameworks);
+  const again = await runAnalysis(ctx, task);
+  // Deleted between the two runs.
+  if (!again.ok && again.needsCustomFrameworks) throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', { frameworks: again.needsCustomFrameworks, valid_codes: [...services.registry.gapFrameworkCodes(), ...task.custom.codes] });
+  return again;
 }
 
 /**
@@ -130,7 +151,12 @@ async function summary(ctx: RouteContext) {
   let framework: string | undefined;
   if (query.framework !== undefined) {
     framework = services.registry.resolveFrameworkCode(query.framework);
-    if (!framework) throw invalidParameter('framework', query.framework, { valid_values: services.registry.gapFrameworkCodes(), reason: 'is not a gap-analysis framework code' });
+    if (!framework) {
+      // One of the account's own frameworks (docs/custom-frameworks.md).
+      const own = (await ownFrameworks(services.customFrameworks, account)).map((f) => f.code);
+      framework = own.find((code) => code === query.framework!.toUpperCase());
+      if (!framework) throw invalidParameter('framework', query.framework, { valid_values: [...services.registry.gapFrameworkCodes(), ...own], reason: 'is not a gap-analysis framework code' });
+    }
   }
   // Variant A pages with page/per_page; Variant B's `limit` is the page size when per_page is absent.
   // With neither, 20 (Variant A's default) — docs/api.md.

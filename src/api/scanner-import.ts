@@ -14,6 +14,8 @@ import { INLINE_ANALYSIS_MAX_BYTES, ownedBytes, runAndStore } from './gap-analys
 import { VariantQuery } from './result-variant.js';
 import type { FormatChoice } from '../ingest/read.js';
 import type { AnalysisOptions } from '../gap/engine.js';
+import type { CustomFrameworksOfTask } from '../gap/analyze.js';
+import { customFrameworksOfTask } from '../custom-frameworks/account.js';
 
 /**
  * The body is the file as the scanner wrote it: JSON (SARIF, OCSF, ASFF…), CSV, or whatever
@@ -71,17 +73,14 @@ async function analysisImport(ctx: RouteContext) {
   const query = ctx.query as { format: FormatChoice; frameworks: string[]; variant?: string } & Partial<AnalysisOptions>;
   // `variant` shapes the answer (runAndStore reads it from the query), not the analysis.
   const { format, frameworks, variant: _variant, ...options } = query;
-  return runAndStore(ctx, (id, createdAt) =>
-    runImportAnalysis(ctx, {
-      body: ctx.rawBody ?? new Uint8Array(),
-      format,
-      tier: ctx.account.tier,
-      id,
-      createdAt,
-      frameworks: frameworks.flatMap((value) => value.split(',')).map((code) => code.trim()).filter(Boolean),
-      options,
-    }),
-  );
+  const codes = frameworks.flatMap((value) => value.split(',')).map((code) => code.trim()).filter(Boolean);
+  // The account's own frameworks the query names go with the analysis (docs/custom-frameworks.md).
+  const { services, account } = ctx;
+  const custom = await customFrameworksOfTask(services.customFrameworks, services.registry, account, (code) => codes.some((named) => named.toUpperCase() === code));
+  return runAndStore(ctx, (id, createdAt) => {
+    const task: ImportAnalysisTask & { custom?: CustomFrameworksOfTask } = { body: ctx.rawBody ?? new Uint8Array(), format, tier: account.tier, id, createdAt, frameworks: codes, options, ...(custom && { custom }) };
+    return runImportAnalysis(ctx, task);
+  });
 }
 
 export const scannerImportRoutes: Route[] = [

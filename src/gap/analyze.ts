@@ -8,6 +8,7 @@ import { validateAnalysisBody } from './request.js';
 import { parseJsonBody } from '../core/json-body.js';
 import { resultJson } from './result.js';
 import type { DataMemberSpans } from './variant.js';
+import type { CustomFrameworkFacts } from './custom-frameworks.js';
 
 export interface AnalyzeTask {
   body: Uint8Array;
@@ -16,6 +17,19 @@ export interface AnalyzeTask {
   createdAt: string;
   /** An earlier answer's memory to write this answer into, when it fits (src/pool.ts `AnswerBuffers`). */
   answerMemory?: ArrayBuffer;
+  /** The account's own frameworks, for an Enterprise account that has some. */
+  custom?: CustomFrameworksOfTask;
+}
+
+/**
+ * An account's own frameworks as an analysis receives them: every code it has, and the facts of
+ * those the request may name (the HTTP thread looks for their codes in the body). A request that
+ * names one whose facts are not there is answered `needsCustomFrameworks`, to be sent again with them.
+ */
+export interface CustomFrameworksOfTask {
+  /** Upper case, as stored. */
+  codes: string[];
+  frameworks: CustomFrameworkFacts[];
 }
 
 export interface AnalysisSummary {
@@ -34,7 +48,7 @@ export interface AnalysisSummary {
  */
 export type AnalyzeOutput = (
   | { ok: true; payload: Uint8Array; summary: AnalysisSummary; dataMembers: DataMemberSpans }
-  | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string } }
+  | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string }; needsCustomFrameworks?: string[] }
 ) & { unusedMemory?: ArrayBuffer };
 
 /**
@@ -59,13 +73,28 @@ export function analyzeRequest(
   const started = performance.now();
   try {
     const index = gapIndexOf(registry);
+    const { custom } = task;
+    const missing: string[] = [];
     // Signal ids are checked against the gap index: no registry decode per finding.
     const request = validateAnalysisBody(requestBody(), task.tier, {
       resolveFrameworkCode: (code) => registry.resolveFrameworkCode(code),
       gapFrameworkCodes: () => registry.gapFrameworkCodes(),
       signal: (id) => index.signal(id),
+      ...(custom && {
+        customFrameworkCode: (input: string) => {
+          const code = input.toUpperCase();
+          if (!custom.codes.includes(code)) return undefined;
+          if (!custom.frameworks.some((framework) => framework.code === code) && !missing.includes(code)) missing.push(code);
+          return code;
+        },
+        customFrameworkCodes: () => custom.codes,
+      }),
     });
-    const outcome = assess(index, request.findings, request.frameworks, request.options);
+    if (missing.length) {
+      return { ok: false, error: { code: 'GAP_FRAMEWORK_NOT_FOUND', details: { frameworks: missing }, message: 'custom framework facts not sent' }, needsCustomFrameworks: missing, unusedMemory: task.answerMemory };
+    }
+    const customAssessed = custom ? custom.frameworks.filter((framework) => request.frameworks.includes(framework.code)) : [];
+    const outcome = assess(index, request.findings, request.frameworks, request.options, customAssessed);
     const { bytes: payload, memberSpans } = resultJson(
       outcome,
       { id: task.id, createdAt: task.createdAt, registryVersion: registry.manifest.registry_version, startedAt: started, options: { ...request.options } },

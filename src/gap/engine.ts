@@ -12,6 +12,7 @@ import {
   type MappingRelationship,
 } from './scoring.js';
 import { bySeverityDescending, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
+import { WithCustomFrameworks, type CustomFrameworkFacts } from './custom-frameworks.js';
 
 /** A finding after request validation; a missing status (Variant B) has been read as open. */
 export interface Finding {
@@ -38,7 +39,8 @@ export interface GapRegistry {
   /** `remediation_order`: the signal's place among the registry's signals, most severe first, then by id (a gap's steps come in this order). */
   signal(id: string): { id: string; title: string; severity: Severity; effort: Effort; remediation_hint: string; remediation_order: number } | undefined;
   mappingsOfSignal(id: string): ReadonlyArray<{ framework: string; control_id: string; relationship: MappingRelationship; confidence: number }>;
-  framework(code: string): { code: string; name: string; version: string; control_count: number } | undefined;
+  /** `custom`: an account's own framework (src/gap/custom-frameworks.ts), with the revision assessed. */
+  framework(code: string): { code: string; name: string; version: string; control_count: number; custom?: { revision: number } } | undefined;
   control(framework: string, id: string): { id: string; title: string; category: string; guidance: string; evidence: string[] } | undefined;
   controls(framework: string): ReadonlyArray<{ id: string; mapped_signals: ReadonlyArray<{ signal_id: string; confidence: number }> }>;
   /** The signal's remediation steps (its finding templates' steps, or its hint), as `remediationStepsFrom` splits them. */
@@ -128,6 +130,8 @@ export interface FrameworkOutcome {
   code: string;
   name: string;
   version: string;
+  /** Set for an account's own framework: the revision assessed. */
+  custom?: { revision: number };
   controls_total: number;
   counts: ControlCounts;
   score: number | null;
@@ -220,10 +224,16 @@ function inIdOrder(findings: readonly Finding[]): readonly Finding[] {
 }
 
 /**
- * Maps findings to controls and scores them (docs/scoring.md). Pure: the same findings, options
- * and registry always give the same outcome.
+ * Maps findings to controls and scores them (docs/scoring.md). Pure: the same findings, options,
+ * registry and custom frameworks always give the same outcome. `custom` are the account's own
+ * frameworks that `frameworks` may name beside the registry's.
  */
-export function assess(registry: GapRegistry, findings: readonly Finding[], frameworks: readonly string[], options: AnalysisOptions): AnalysisOutcome {
+export function assess(registry: GapRegistry, findings: readonly Finding[], frameworks: readonly string[], options: AnalysisOptions, custom: readonly CustomFrameworkFacts[] = []): AnalysisOutcome {
+  const base = registry;
+  const withCustom = custom.length ? new WithCustomFrameworks(base, custom) : undefined;
+  // What depends on the registry alone is kept per registry: a built-in framework's under the base.
+  const keptBy = (code: string) => (withCustom?.isCustom(code) ? withCustom : base);
+  if (withCustom) registry = withCustom;
   const requested = new Set(frameworks);
   // Findings grouped by framework, then control: stable registry strings as keys, no key building.
   const reachesByFramework = new Map<string, Map<string, Reach[]>>(frameworks.map((code) => [code, new Map()]));
@@ -276,7 +286,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     const counts: ControlCounts = { compliant: 0, partially_compliant: 0, non_compliant: 0, not_assessed: 0 };
     for (const assessment of assessed) counts[assessment.status] += 1;
     counts.not_assessed = framework.control_count - assessed.length;
-    const rank = controlRanks(registry, code);
+    const rank = controlRanks(keptBy(code), code);
     const byControlOrder = (a: ControlAssessment, b: ControlAssessment) => rank.get(a.control.id)! - rank.get(b.control.id)!;
     const gaps = assessed.filter((a) => a.status !== 'compliant').sort((a, b) => byGapOrder(a, b) || byControlOrder(a, b));
     const compliant = assessed.filter((a) => a.status === 'compliant').sort(byControlOrder);
@@ -287,6 +297,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
       code,
       name: framework.name,
       version: framework.version,
+      custom: framework.custom,
       controls_total: framework.control_count,
       counts,
       score: posture.score,
@@ -334,7 +345,7 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     },
     findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped, ...findingsScope(findings) },
     common_gaps: options.include_cross_framework ? commonGaps(ofSignal.values()) : [],
-    synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence) : [],
+    synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence, withCustom ? (code) => withCustom.isCustom(code) : () => false) : [],
   };
 }
 
@@ -430,10 +441,11 @@ const synergyCache = new Map<string, number>();
 
 /**
  * For each ordered pair (A, B): the share of A's mapped controls (mappings at or above the
- * confidence floor) whose signals also map into B. It depends only on the registry, so it is
- * cached per worker for the life of the loaded registry.
+ * confidence floor) whose signals also map into B. Between built-in frameworks it depends only on
+ * the registry, so it is cached per worker for the life of the loaded registry; a pair with a
+ * custom framework is computed each time.
  */
-function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[], minConfidence: number): FrameworkSynergy[] {
+function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[], minConfidence: number, isCustom: (code: string) => boolean): FrameworkSynergy[] {
   const frameworksOfSignal = new Map<string, Set<string>>();
   const reach = (signalId: string) => {
     let set = frameworksOfSignal.get(signalId);
@@ -447,8 +459,8 @@ function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[]
   for (const a of frameworks) {
     for (const b of frameworks) {
       if (a === b) continue;
-      const cacheKey = `${a}|${b}|${minConfidence}`;
-      let percentage = synergyCache.get(cacheKey);
+      const cacheKey = isCustom(a) || isCustom(b) ? undefined : `${a}|${b}|${minConfidence}`;
+      let percentage = cacheKey === undefined ? undefined : synergyCache.get(cacheKey);
       if (percentage === undefined) {
         let mapped = 0;
         let shared = 0;
@@ -459,7 +471,7 @@ function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[]
           if (signals.some((s) => reach(s.signal_id).has(b))) shared += 1;
         }
         percentage = mapped ? Math.round((1000 * shared) / mapped) / 10 : 0;
-        synergyCache.set(cacheKey, percentage);
+        if (cacheKey !== undefined) synergyCache.set(cacheKey, percentage);
       }
       result.push({
         primary_framework: a,

@@ -15,6 +15,10 @@ export interface RequestRegistry {
   resolveFrameworkCode(input: string): string | undefined;
   gapFrameworkCodes(): string[];
   signal(id: string): unknown;
+  /** The account's own framework a code names (any case), if any: docs/custom-frameworks.md. */
+  customFrameworkCode?(input: string): string | undefined;
+  /** The codes of the account's own frameworks, for the list of valid codes. */
+  customFrameworkCodes?(): string[];
 }
 
 /**
@@ -41,11 +45,12 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
   const resolved: string[] = [];
   const unknown: string[] = [];
   for (const code of frameworks) {
-    const canonical = registry.resolveFrameworkCode(code);
-    if (!canonical || !gapCodes.includes(canonical)) unknown.push(code);
+    const builtIn = registry.resolveFrameworkCode(code);
+    const canonical = builtIn && gapCodes.includes(builtIn) ? builtIn : builtIn === undefined ? registry.customFrameworkCode?.(code) : undefined;
+    if (!canonical) unknown.push(code);
     else if (!resolved.includes(canonical)) resolved.push(canonical);
   }
-  if (unknown.length) throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', { frameworks: unknown, valid_codes: gapCodes });
+  if (unknown.length) throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', { frameworks: unknown, valid_codes: [...gapCodes, ...(registry.customFrameworkCodes?.() ?? [])] });
 
   const limits = GAP_ANALYSIS_LIMITS[tier];
   if (resolved.length > limits.maxFrameworks) throw new ApiError('GAP_TOO_MANY_FRAMEWORKS', { count: resolved.length, limit: limits.maxFrameworks, tier });

@@ -404,6 +404,7 @@ class ResultWriter {
       posture: { status: framework.status, score: framework.score, coverage: framework.coverage },
       controls_by_status: framework.counts,
     };
+    if (framework.custom) markCustom(head, framework.custom.revision);
     out.push(first ? '' : ',', openObject(head), ',"gaps":[');
     framework.gaps.forEach((gap, i) => {
       if (i) out.push(',');
@@ -429,7 +430,8 @@ class ResultWriter {
       critical_gaps: framework.critical_gaps,
       high_gaps: framework.high_gaps,
     };
-    const head: Pick<Data['by_framework'][string], 'name' | 'version' | 'posture'> = { name: framework.name, version: framework.version, posture };
+    const head: Pick<Data['by_framework'][string], 'name' | 'version' | 'posture' | 'custom' | 'revision'> = { name: framework.name, version: framework.version, posture };
+    if (framework.custom) markCustom(head, framework.custom.revision);
     out.push(first ? '' : ',', JSON.stringify(framework.code), ':', openObject(head), ',"gaps":[');
     framework.gaps.forEach((gap, i) => {
       if (i) out.push(',');
@@ -465,6 +467,12 @@ class ResultWriter {
   private remediationTail(remediation: Remediation): string {
     return kept(this.remediationTails, remediation, writeRemediationTail);
   }
+}
+
+/** An account's own framework says so, with the revision assessed: the analysis stays readable whatever becomes of the framework. */
+function markCustom(head: { custom?: true; revision?: number }, revision: number): void {
+  head.custom = true;
+  head.revision = revision;
 }
 
 const writeCitation = (finding: Finding) =>

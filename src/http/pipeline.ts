@@ -261,7 +261,7 @@ export class Pipeline {
 
     // A registry read's own headers (validators, caching), kept with its answer.
     let registryOwn: Record<string, string> | undefined;
-    if (route.registryRead) {
+    if (route.registryRead && !route.accountOwned?.(account)) {
       const coding = this.compressMinBytes > 0 ? chooseCoding(request.headers['accept-encoding']) : undefined;
       if (kept) return this.keptAnswer(request, kept, coding, headers);
       // Not kept (yet): the validator needs no body, so a client holding this answer gets its 304 now.

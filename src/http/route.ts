@@ -96,6 +96,12 @@ export interface Route {
    * bytes, carries an ETag and Cache-Control, and a matching If-None-Match gets 304.
    */
   registryRead?: boolean;
+  /**
+   * With registryRead: true for accounts whose answer also shows what they own (an Enterprise
+   * account's custom frameworks). Theirs is answered afresh each time: neither taken from nor
+   * kept in the registry answers' cache, and without the registry's ETag.
+   */
+  accountOwned?(account: Account): boolean;
   /** The route accepts an Idempotency-Key header (src/api/idempotency.ts), for the OpenAPI document. */
   idempotent?: boolean;
   /** Response data schema, for the OpenAPI document. */

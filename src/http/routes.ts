@@ -6,6 +6,7 @@ import { mappingRoutes } from '../api/mappings.js';
 import { domainRoutes } from '../api/domains.js';
 import { searchRoutes } from '../api/search.js';
 import { frameworkRoutes } from '../api/frameworks.js';
+import { customFrameworkRoutes } from '../api/custom-frameworks.js';
 import { artifactTypeRoutes } from '../api/artifact-types.js';
 import { crosswalkRoutes } from '../api/crosswalks.js';
 import { catalogRoutes } from '../api/catalog.js';
@@ -27,6 +28,7 @@ export const routes: Route[] = [
   ...domainRoutes,
   ...searchRoutes,
   ...frameworkRoutes,
+  ...customFrameworkRoutes,
   ...artifactTypeRoutes,
   ...crosswalkRoutes,
   ...catalogRoutes,

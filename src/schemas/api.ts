@@ -12,6 +12,7 @@ import {
   DomainDetail,
   DomainListItem,
   FindingTemplate,
+  FrameworkDetail,
   FrameworkListItem,
   FrameworkOverlap,
   MappedSignalRef,
@@ -40,6 +41,7 @@ import {
   SIGNAL_CATEGORIES,
 } from './registry-source.js';
 import { FRAMEWORK_CODES, SEVERITIES } from '../core/vocabulary.js';
+import { CustomFrameworkDetail, CustomFrameworkListItem } from './custom-framework.js';
 import { StringEnum } from './string-enum.js';
 
 
@@ -132,10 +134,20 @@ export const SearchHits = Type.Array(
 
 // ---- frameworks and controls ----
 
-export const FrameworkList = Type.Array(FrameworkListItem);
+/** The registry's frameworks (custom: false), then an Enterprise account's own (docs/custom-frameworks.md). */
+export const FrameworkList = Type.Array(Type.Union([Type.Composite([FrameworkListItem, Type.Object({ custom: Type.Literal(false) })]), CustomFrameworkListItem]));
+
+/** GET /v1/frameworks/{code}: a registry framework, or one of the account's own with its definition. */
+export const FrameworkView = Type.Union([Type.Composite([FrameworkDetail, Type.Object({ custom: Type.Literal(false) })]), CustomFrameworkDetail]);
 
 export const FrameworkControls = Type.Object({
-  framework: Type.Object({ code: Type.String(), name: Type.String(), version: Type.String() }),
+  framework: Type.Object({
+    code: Type.String(),
+    name: Type.String(),
+    version: Type.String(),
+    custom: Type.Boolean({ description: "true for the account's own framework" }),
+    revision: Type.Optional(Type.Integer({ minimum: 1, description: 'Custom frameworks: the stored version shown' })),
+  }),
   controls: Type.Array(
     Type.Object({
       id: Type.String(),

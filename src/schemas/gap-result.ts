@@ -63,9 +63,16 @@ const VariantBGap = Type.Object({
   evidence_requirements: Type.Optional(EvidenceRequirements),
 });
 
+/** Set on an account's own framework (docs/custom-frameworks.md): the revision of it assessed. */
+const CustomMarks = {
+  custom: Type.Optional(Type.Literal(true, { description: "An account's own framework" })),
+  revision: Type.Optional(Type.Integer({ minimum: 1, description: 'The stored version of the custom framework assessed (with `version`, its label)' })),
+};
+
 const FrameworkResult = Type.Object({
   name: Type.String(),
   version: Type.String(),
+  ...CustomMarks,
   posture: Type.Object({
     status: StringEnum(POSTURE_STATUSES),
     score: Score,
@@ -140,6 +147,7 @@ export const AnalysisResultData = Type.Object(
         version: Type.String(),
         posture: Type.Object({ status: StringEnum(POSTURE_STATUSES), score: Score, coverage: Fraction }),
         controls_by_status: ControlCounts,
+        ...CustomMarks,
         gaps: Type.Array(VariantAGap),
       }),
       { description: 'Variant A: one entry per requested framework' },

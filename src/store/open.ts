@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import { openDataStore } from './lmdb/database.js';
 import { LmdbAccountDirectory } from './lmdb/accounts.js';
 import { LmdbAnalysisStore } from './lmdb/analyses.js';
+import { LmdbCustomFrameworkStore } from './lmdb/custom-frameworks.js';
 import type { Stores } from './types.js';
 
 export interface StoreOptions {
@@ -28,6 +29,7 @@ export async function openStores(options: StoreOptions): Promise<Stores> {
     kind: 'lmdb',
     accounts: new LmdbAccountDirectory(data, now),
     analyses: new LmdbAnalysisStore(data),
+    customFrameworks: new LmdbCustomFrameworkStore(data),
     close: () => data.close(),
   };
 }

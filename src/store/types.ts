@@ -1,4 +1,5 @@
 import type { Tier } from '../tiers.js';
+import type { CustomFrameworkSummary, StoredCustomFramework } from '../custom-frameworks/model.js';
 
 /**
  * The store interfaces. Two implementations hold the same data with the same behaviour:
@@ -128,10 +129,33 @@ export interface AnalysisStore {
   sweep(now: Date): Promise<number>;
 }
 
+export type CreateFrameworkOutcome = { created: true } | { created: false; reason: 'exists' } | { created: false; reason: 'limit'; count: number };
+
+/**
+ * An account's own frameworks (Enterprise, docs/custom-frameworks.md), keyed by account and code.
+ * Every call reads or writes the store itself, so in cluster mode a framework created on one node
+ * is there for the next request on any node.
+ */
+export interface CustomFrameworkStore {
+  /** The account's frameworks without their controls, by code. */
+  list(account: string): Promise<CustomFrameworkSummary[]>;
+  get(account: string, code: string): Promise<StoredCustomFramework | undefined>;
+  /** Stores a new framework unless the code is taken or the account already holds `limit` of them, atomically. */
+  create(framework: StoredCustomFramework, limit: number): Promise<CreateFrameworkOutcome>;
+  /**
+   * Stores a new version of an existing framework (revision one more, the version appended to its
+   * history, created_at kept), atomically; undefined when the account has no such framework.
+   */
+  replace(framework: StoredCustomFramework): Promise<StoredCustomFramework | undefined>;
+  /** The removed framework's summary, or undefined when there was none. */
+  delete(account: string, code: string): Promise<CustomFrameworkSummary | undefined>;
+}
+
 /** Both stores of one backend, opened together and closed together. */
 export interface Stores {
   kind: 'lmdb' | 'postgres';
   accounts: AccountDirectory;
   analyses: AnalysisStore;
+  customFrameworks: CustomFrameworkStore;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync } fro
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import type { AccountRecord, AnalysisIndexEntry, ApiKeyRecord, IdempotencyRecord } from '../types.js';
+import type { CustomControl, CustomFrameworkSummary } from '../../custom-frameworks/model.js';
 
 export type { AccountRecord, AnalysisIndexEntry, ApiKeyRecord } from '../types.js';
 
@@ -24,6 +25,9 @@ export interface DataStore {
   idempotencyExpiry: Database<true, [number, string, string]>;
   /** `generation`: counts revocations and tier changes, so every process can tell its verified keys are stale. */
   directory: Database<number, string>;
+  /** Custom frameworks by [account, code]: the summary, and the controls apart (listing reads no controls). */
+  customFrameworks: Database<CustomFrameworkSummary, [string, string]>;
+  customFrameworkControls: Database<CustomControl[], [string, string]>;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,8 @@ export function openDataStore(dataDir: string): DataStore {
     idempotency: root.openDB<IdempotencyRecord, [string, string]>({ name: 'idempotency', keyEncoding: 'ordered-binary' }),
     idempotencyExpiry: root.openDB<true, [number, string, string]>({ name: 'idempotency-expiry', keyEncoding: 'ordered-binary' }),
     directory: root.openDB<number, string>({ name: 'directory' }),
+    customFrameworks: root.openDB<CustomFrameworkSummary, [string, string]>({ name: 'custom-frameworks', keyEncoding: 'ordered-binary' }),
+    customFrameworkControls: root.openDB<CustomControl[], [string, string]>({ name: 'custom-framework-controls', keyEncoding: 'ordered-binary' }),
     close: () => root.close(),
   };
 }

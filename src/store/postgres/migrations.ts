@@ -76,6 +76,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE analyses ADD COLUMN data_members integer[];
     `,
   },
+  {
+    version: 3,
+    name: 'custom frameworks',
+    sql: `
+      -- An account's own frameworks (docs/custom-frameworks.md); controls apart from the columns
+      -- the listing reads.
+      CREATE TABLE custom_frameworks (
+        account        text NOT NULL,
+        code           text NOT NULL,
+        name           text NOT NULL,
+        version        text NOT NULL,
+        description    text NOT NULL,
+        revision       integer NOT NULL,
+        control_count  integer NOT NULL,
+        source_format  text NOT NULL,
+        created_at     timestamptz NOT NULL,
+        updated_at     timestamptz NOT NULL,
+        versions       jsonb NOT NULL,
+        controls       jsonb NOT NULL,
+        PRIMARY KEY (account, code)
+      );
+    `,
+  },
 ];
 
 /** Advisory lock ids of this service ("csr" in the high bytes, then the purpose). */
@@ -83,6 +106,8 @@ export const LOCKS = {
   migrations: 0x637372_01,
   sweep: 0x637372_02,
   directory: 0x637372_03,
+  /** With the account's hash as the second key: one account's framework writes at a time. */
+  customFrameworks: 0x637372_04,
 } as const;
 
 /** Applies the missing migrations; returns the versions applied now. */

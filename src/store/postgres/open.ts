@@ -2,6 +2,7 @@ import type { Logger } from '../../log.js';
 import type { Stores } from '../types.js';
 import { PostgresAccountDirectory } from './accounts.js';
 import { PostgresAnalysisStore } from './analyses.js';
+import { PostgresCustomFrameworkStore } from './custom-frameworks.js';
 import { connect } from './connection.js';
 import { migrate } from './migrations.js';
 
@@ -23,6 +24,7 @@ export async function openPostgresStores(url: string, options: { now: () => Date
       kind: 'postgres',
       accounts,
       analyses: new PostgresAnalysisStore(sql),
+      customFrameworks: new PostgresCustomFrameworkStore(sql),
       async close() {
         await accounts.stop();
         await sql.end({ timeout: 5 });
