@@ -14,6 +14,7 @@ import { gapIndexOf } from '../src/gap/gap-index.js';
 import { compareStored, type CompareOutcome, type CompareTask } from '../src/gap/compare.js';
 import { scanMemberSpans, type DataMemberSpans } from '../src/gap/variant.js';
 import { registryControls, registryEvidence } from '../src/export/model.js';
+import { withCustomCatalogue, withCustomEvidence } from '../src/custom-frameworks/export.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
 import type { TaskModule } from '../src/pool.js';
 import {
@@ -274,7 +275,7 @@ export async function renderExport(task: RenderExportTask): Promise<Uint8Array> 
   try {
     const index = gapIndexOf(registry);
     const { renderExport: renderExportFile } = await loadRenderers();
-    const file = await renderExportFile(task, registryEvidence(index), registryControls(index));
+    const file = await renderExportFile(task, withCustomEvidence(registryEvidence(index), task.customControls), withCustomCatalogue(registryControls(index), task.customControls));
     return transferring(file, file.buffer);
   } finally {
     afterTask(task.payload.byteLength);

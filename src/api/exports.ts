@@ -15,6 +15,7 @@ import { tierAtLeast } from '../tiers.js';
 import { resolveFramework } from './query.js';
 import { readAnalysis } from '../store/analyses.js';
 import { hasCustomFrameworks } from '../custom-frameworks/account.js';
+import { customControlsOf, withCustomEvidence } from '../custom-frameworks/export.js';
 
 interface ExportRequest {
   format: ExportFormat;
@@ -75,7 +76,9 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
     'X-Analysis-Expires-At': entry.expires_at,
   };
   // The gap index holds every control's evidence in memory; a registry read per control costs far more.
-  const evidence = registryEvidence(gapIndexOf(services.registry));
+  // An analysis of the account's own frameworks: their controls and evidence items, which the registry has not.
+  const customControls = await customControlsOf(services.customFrameworks, services.registry, entry);
+  const evidence = withCustomEvidence(registryEvidence(gapIndexOf(services.registry)), customControls);
 
   if (writer.runs === 'http-thread') {
     const header = exportHeader(request.format, entry.id, account.name, generatedAt, options);
@@ -84,7 +87,7 @@ async function exportAnalysis(ctx: RouteContext, request: ExportRequest): Promis
   // The stored copy is ours alone: transfer it to the worker rather than copy it again.
   const bytes = await stored.answer();
   const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-  const task: RenderExportTask = { format: request.format, payload, options, account: account.name, generatedAt };
+  const task: RenderExportTask = { format: request.format, payload, options, account: account.name, generatedAt, ...(customControls && { customControls }) };
   const file = await services.pool.run('renderExport', task, [payload.buffer as ArrayBuffer], ctx.closed);
   return { headers, file: Buffer.from(file.buffer, file.byteOffset, file.byteLength) };
 }

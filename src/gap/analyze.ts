@@ -38,6 +38,8 @@ export interface AnalysisSummary {
   posture_score: number | null;
   critical_gaps: number;
   high_gaps: number;
+  /** The account's own frameworks assessed, with the revision of each (absent when none). */
+  custom_frameworks?: Array<{ code: string; revision: number }>;
 }
 
 /**
@@ -112,6 +114,7 @@ export function analyzeRequest(
         posture_score: outcome.overall.score,
         critical_gaps: outcome.overall.critical_gaps,
         high_gaps: outcome.overall.high_gaps,
+        ...(customAssessed.length && { custom_frameworks: customAssessed.map((framework) => ({ code: framework.code, revision: framework.revision })) }),
       },
     };
   } catch (error) {

@@ -76,6 +76,11 @@ export interface RenderExportTask {
   /** Owner account and export time, for the cover page and the Summary sheet. */
   account: string;
   generatedAt: string;
+  /**
+   * The account's own frameworks the analysis assessed, where the version assessed is still
+   * stored: their controls for the not-assessed lists and their evidence items (the registry has neither).
+   */
+  customControls?: Record<string, Array<{ id: string; title: string; category: string; mapped_signals: number; evidence: string[] }>>;
 }
 
 /** Export options after defaults and framework-code resolution. */

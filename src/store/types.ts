@@ -68,6 +68,8 @@ export interface AnalysisIndexEntry {
    * variant without parsing. Absent on analyses stored before it was kept (2026-11-25).
    */
   data_members?: number[];
+  /** The account's own frameworks the analysis assessed and the revision of each (docs/custom-frameworks.md); absent when none. */
+  custom_frameworks?: Array<{ code: string; revision: number }>;
   /** Set when the sweeper has removed the payload: the entry stays as a tombstone for 410s. */
   swept_at?: string;
 }

@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { JSONValue, Sql } from 'postgres';
 import { ApiError } from '../../core/errors.js';
 import { liveEntry, MAX_ANALYSIS_ID_LENGTH } from '../analyses.js';
 import type { AnalysisIndexEntry, AnalysisListQuery, AnalysisStore, IdempotencyRecord, SaveOutcome, StoredAnalysis } from '../types.js';
@@ -17,6 +17,7 @@ interface AnalysisRow {
   status: string;
   swept_at: Date | null;
   data_members: number[] | null;
+  custom_frameworks: Array<{ code: string; revision: number }> | null;
 }
 
 interface IdempotencyRow {
@@ -30,7 +31,7 @@ interface IdempotencyRow {
   expires_at: Date;
 }
 
-const ENTRY_COLUMNS = 'id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, swept_at, data_members';
+const ENTRY_COLUMNS = 'id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, swept_at, data_members, custom_frameworks';
 
 function entryOf(row: AnalysisRow): AnalysisIndexEntry {
   const entry: AnalysisIndexEntry = {
@@ -46,6 +47,7 @@ function entryOf(row: AnalysisRow): AnalysisIndexEntry {
     status: row.status as 'completed',
   };
   if (row.data_members) entry.data_members = row.data_members;
+  if (row.custom_frameworks) entry.custom_frameworks = row.custom_frameworks;
   if (row.swept_at) entry.swept_at = row.swept_at.toISOString();
   return entry;
 }
@@ -81,10 +83,11 @@ export class PostgresAnalysisStore implements AnalysisStore {
         }
       }
       await tx`
-        INSERT INTO analyses (id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, data_members, payload)
+        INSERT INTO analyses (id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, data_members, custom_frameworks, payload)
         VALUES (${entry.id}, ${entry.account}, ${new Date(entry.created_at)}, ${new Date(entry.expires_at)}, ${tx.array(entry.frameworks)},
                 ${entry.posture_status}, ${entry.posture_score}, ${entry.critical_gaps}, ${entry.high_gaps}, ${entry.status},
-                ${entry.data_members ? tx.array(entry.data_members) : null}::integer[], ${payload})`;
+                ${entry.data_members ? tx.array(entry.data_members) : null}::integer[],
+                ${entry.custom_frameworks ? tx.json(entry.custom_frameworks as unknown as JSONValue) : null}, ${payload})`;
       return { stored: true };
     });
   }

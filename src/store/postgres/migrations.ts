@@ -78,7 +78,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    name: 'custom frameworks',
+    name: 'custom frameworks, and those an analysis assessed',
     sql: `
       -- An account's own frameworks (docs/custom-frameworks.md); controls apart from the columns
       -- the listing reads.
@@ -97,6 +97,8 @@ export const MIGRATIONS: readonly Migration[] = [
         controls       jsonb NOT NULL,
         PRIMARY KEY (account, code)
       );
+      -- The custom frameworks an analysis assessed, [{code, revision}]; NULL when none.
+      ALTER TABLE analyses ADD COLUMN custom_frameworks jsonb;
     `,
   },
 ];
