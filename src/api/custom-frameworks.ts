@@ -14,7 +14,7 @@ import { codeTakenByRegistry, defineFramework, type FrameworkMeta } from '../cus
 import { DEFAULT_MIN_CONFIDENCE } from '../custom-frameworks/inheritance.js';
 import { controlCategories, CUSTOM_FRAMEWORK_LIMITS, frameworkInvalid, type CustomFrameworkSummary, type StoredCustomFramework } from '../custom-frameworks/model.js';
 import { FRAMEWORK_MEDIA_TYPES, readFrameworkBody, XLSX_MEDIA_TYPE } from '../custom-frameworks/read.js';
-import { csvTemplate, xlsxTemplate } from '../custom-frameworks/spreadsheet.js';
+import { csvTemplate, xlsxTemplate, type TemplateExample } from '../custom-frameworks/spreadsheet.js';
 import {
   CustomFrameworkBody,
   CustomFrameworkCoverage,
@@ -56,9 +56,9 @@ export function customDetail(framework: StoredCustomFramework) {
   };
 }
 
-async function readDefinition(ctx: RouteContext<FrameworkMeta>, pathCode?: string) {
+async function readDefinition(ctx: RouteContext<FrameworkMeta>, current?: StoredCustomFramework) {
   const draft = await readFrameworkBody(ctx.rawBody ?? Buffer.alloc(0), ctx.headers['content-type']);
-  return { format: draft.format, content: defineFramework(draft, ctx.query, ctx.services.registry, pathCode) };
+  return { format: draft.format, content: defineFramework(draft, ctx.query, ctx.services.registry, current) };
 }
 
 async function createFramework(ctx: RouteContext<FrameworkMeta>) {
@@ -91,7 +91,7 @@ async function replaceFramework(ctx: RouteContext<FrameworkMeta>) {
   const code = params.code.toUpperCase();
   const current = await ownFramework(services.customFrameworks, account, code);
   if (!current) throw notFound(NOT_CUSTOM, params.code);
-  const { format, content } = await readDefinition(ctx, current.code);
+  const { format, content } = await readDefinition(ctx, current);
   if (content.version === current.version) {
     throw frameworkInvalid(format, format === 'json' ? { pointer: '/version' } : undefined, `version ${JSON.stringify(content.version)} is the current version's: a new version needs a new label`);
   }
@@ -116,11 +116,20 @@ async function deleteFramework({ services, account, params }: RouteContext) {
 
 const TemplateQuery = Type.Object({ format: Type.Optional(StringEnum(['csv', 'xlsx'] as const, { description: 'csv (default) or xlsx' })) });
 
-async function template({ query }: RouteContext<{ format?: 'csv' | 'xlsx' }>): Promise<Reply> {
+/** The template's example row names a real signal and a real SOC 2 control, so that the template uploads as it is. */
+function templateExample(registry: Registry): TemplateExample {
+  const control = registry.controls('SOC2').find((c) => c.mapped_signals.some((m) => m.relationship === 'primary'));
+  const signal = control?.mapped_signals.find((m) => m.relationship === 'primary');
+  if (!control || !signal) return {};
+  return { signals: `${signal.signal_id} primary 0.9`, corresponds_to: `SOC2:${control.id} subset_of` };
+}
+
+async function template({ query, services }: RouteContext<{ format?: 'csv' | 'xlsx' }>): Promise<Reply> {
   const format = query.format ?? 'csv';
+  const example = templateExample(services.registry);
   const headers = { 'Content-Disposition': `attachment; filename="custom-framework-template.${format}"`, 'Cache-Control': 'private, max-age=3600' };
-  if (format === 'xlsx') return { headers: { ...headers, 'Content-Type': XLSX_MEDIA_TYPE }, file: await xlsxTemplate() };
-  return { headers: { ...headers, 'Content-Type': 'text/csv; charset=utf-8' }, file: csvTemplate() };
+  if (format === 'xlsx') return { headers: { ...headers, 'Content-Type': XLSX_MEDIA_TYPE }, file: await xlsxTemplate(example) };
+  return { headers: { ...headers, 'Content-Type': 'text/csv; charset=utf-8' }, file: csvTemplate(example) };
 }
 
 /** The scanner rules (tool:rule) that report each signal, from its finding templates' tool mappings. */

@@ -45,9 +45,11 @@ const CODE = new RegExp(CUSTOM_CODE_PATTERN);
 
 /**
  * The framework a draft defines, or 400 framework_invalid. `meta` holds the query's fields; where
- * the file names one too, both must agree. `pathCode` is the code a PUT names in its path.
+ * the file names one too, both must agree. A PUT names the code in its path, and the current
+ * version gives the name and description a file without them keeps (`current`).
  */
-export function defineFramework(draft: Draft, meta: FrameworkMeta, registry: ReferenceRegistry, pathCode?: string): CustomFrameworkContent {
+export function defineFramework(draft: Draft, meta: FrameworkMeta, registry: ReferenceRegistry, current?: { code: string; name: string; description: string }): CustomFrameworkContent {
+  const pathCode = current?.code;
   const { format } = draft;
   const field = (name: 'code' | 'name' | 'version'): string | undefined => {
     const fromFile = draft[name];
@@ -64,7 +66,7 @@ export function defineFramework(draft: Draft, meta: FrameworkMeta, registry: Ref
   }
   if (code === undefined) throw frameworkInvalid(format, draft.at('code'), 'code is required: give it in the body, or as ?code= where the file has none');
   if (!CODE.test(code)) throw frameworkInvalid(format, draft.at('code'), `code ${JSON.stringify(code)} must be 2–32 letters, digits, dots, hyphens or underscores, starting with a letter`);
-  const name = field('name');
+  const name = field('name') ?? current?.name;
   if (!name) throw frameworkInvalid(format, draft.at('name'), 'name is required: give it in the body, or as ?name= where the file has none');
   const version = field('version');
   if (!version) throw frameworkInvalid(format, draft.at('version'), 'version is required: give it in the body, or as ?version= where the file has none');
@@ -84,7 +86,7 @@ export function defineFramework(draft: Draft, meta: FrameworkMeta, registry: Ref
     firstOfId.set(control.id, draftControl);
     checkReferences(format, draftControl, registry);
   }
-  return { code: code.toUpperCase(), name, version, description: draft.description ?? '', controls: controls.map((c) => c.control) };
+  return { code: code.toUpperCase(), name, version, description: draft.description ?? meta.description ?? current?.description ?? '', controls: controls.map((c) => c.control) };
 }
 
 /** Signals and built-in controls must exist; framework codes become the registry's canonical ones. */

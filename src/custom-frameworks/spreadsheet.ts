@@ -169,22 +169,28 @@ function cellText(value: unknown): string {
   return String(value);
 }
 
-/** The CSV template: the header row and one example row. */
-export function csvTemplate(): string {
+/** Values of the example row that depend on the registry (a real signal and control), by column. */
+export type TemplateExample = Partial<Record<string, string>>;
+
+function exampleRow(example: TemplateExample): string[] {
+  return SPREADSHEET_COLUMNS.map((column) => example[column.name] ?? column.example);
+}
+
+/** The CSV template: the header row and one example row, which uploads as it is. */
+export function csvTemplate(example: TemplateExample = {}): string {
   const header = SPREADSHEET_COLUMNS.map((column) => column.name).join(',');
-  const example = SPREADSHEET_COLUMNS.map((column) => csvCell(column.example)).join(',');
-  return `${header}\r\n${example}\r\n`;
+  return `${header}\r\n${exampleRow(example).map(csvCell).join(',')}\r\n`;
 }
 
 /** The XLSX template: a Controls sheet (header and one example row) and a Read me sheet describing the columns. */
-export async function xlsxTemplate(): Promise<Buffer> {
+export async function xlsxTemplate(example: TemplateExample = {}): Promise<Buffer> {
   const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.Workbook();
   workbook.creator = 'Compliance Signal Registry';
   const controls = workbook.addWorksheet('Controls', { views: [{ state: 'frozen', ySplit: 1 }] });
   controls.columns = SPREADSHEET_COLUMNS.map((column) => ({ header: column.name, key: column.name, width: Math.max(14, Math.min(60, column.example.length + 4)) }));
   controls.getRow(1).font = { bold: true };
-  controls.addRow(Object.fromEntries(SPREADSHEET_COLUMNS.map((column) => [column.name, column.example])));
+  controls.addRow(exampleRow(example));
   const readMe = workbook.addWorksheet('Read me');
   readMe.columns = [
     { header: 'column', key: 'name', width: 18 },

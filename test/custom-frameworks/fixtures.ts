@@ -95,6 +95,8 @@ export function oscalCatalog(perFamily: number, options: { signals?: string[]; c
           props: [
             { name: 'label', value: enhancementLabel },
             { name: 'sort-id', value: `${family}-${String(number).padStart(2, '0')}.${String(e).padStart(2, '0')}` },
+            // NIST marks the enhancements of a withdrawn control withdrawn too.
+            ...(withdrawn ? [{ name: 'status', value: 'withdrawn' }] : []),
           ],
           parts: [{ id: `${family}-${number}.${e}_smt`, name: 'statement', prose: `Strengthen ${label} with measure ${e}.` }],
         };
