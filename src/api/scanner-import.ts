@@ -9,6 +9,7 @@ import type { Route, RouteContext } from '../http/route.js';
 import { importAnalysis, importFindings, type ImportAnalysisTask, type ImportFindingsOutput, type ImportFindingsTask } from '../ingest/import.js';
 import type { AnalyzeOutput } from '../gap/analyze.js';
 import { AnalysisImportMeta, FindingsImportData, FindingsImportMeta, ScanFormatChoice } from '../schemas/ingest.js';
+import { SCAN_MEDIA_TYPES } from '../ingest/formats.js';
 import { AnalysisResultData } from '../schemas/gap-result.js';
 import { INLINE_ANALYSIS_MAX_BYTES, ownedBytes, runAndStore } from './gap-analysis.js';
 import { VariantQuery } from './result-variant.js';
@@ -17,20 +18,9 @@ import type { AnalysisOptions } from '../gap/engine.js';
 import type { CustomFrameworksOfTask } from '../gap/analyze.js';
 import { customFrameworksOfTask } from '../custom-frameworks/account.js';
 
-/**
- * The body is the file as the scanner wrote it: JSON (SARIF, OCSF, ASFF…), CSV, or whatever
- * Content-Type the client sends with it. `curl --data-binary @scan.json` labels it
- * application/x-www-form-urlencoded, so that is accepted too; the format comes from `format`.
- */
-export const SCAN_MEDIA_TYPES = [
-  'application/json',
-  'application/x-ndjson',
-  'text/csv',
-  'text/plain',
-  'application/octet-stream',
-  'application/x-www-form-urlencoded',
-] as const;
-
+// The body is the file as the scanner wrote it, with whatever Content-Type the client chooses among
+// the readers' table's (SCAN_MEDIA_TYPES) and the generic ones (curl --data-binary sends
+// x-www-form-urlencoded); the format comes from `format`, never from the type.
 const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
 const FindingsImportQuery = Type.Object({ format: ScanFormatChoice });
@@ -89,7 +79,8 @@ export const scannerImportRoutes: Route[] = [
     path: '/v1/findings/import',
     tier: 'pro',
     tag: 'scanner-import',
-    summary: "Convert a scanner's output file (Prowler, Security Hub, OCSF, SARIF, Checkov, Trivy, kube-bench) into findings",
+    summary:
+      "Convert a scanner's output file into findings: Prowler, Security Hub, GuardDuty, AWS Config, Security Command Center, Defender for Cloud, OCSF, SARIF, Checkov, tfsec, KICS, Trivy and trivy-operator, Grype, Snyk, Semgrep, Kubescape, kube-bench, InSpec/HDF, Nessus, ZAP (docs/ingest.md)",
     query: FindingsImportQuery,
     rawBody: true,
     accepts: SCAN_MEDIA_TYPES,

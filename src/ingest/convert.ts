@@ -1,24 +1,28 @@
 /**
  * Normalised results → findings (spec 2.6 plus `source`), through the registry: a rule resolves
- * by its tool's mappings, else by its vulnerability id, its CWE ids, the words of a SAST rule id
- * or the tool's category. One finding per rule, resource and signal; repeats fold into it.
+ * by its tool's mappings (or those of the same condition under another id or tool), else by the
+ * tool's own control claims, its vulnerability id, its CWE ids, a threat detection, the words of a
+ * SAST rule id or the tool's category. One finding per rule, resource and signal; repeats fold into it.
  * docs/ingest.md has the rules (statuses, severities, duplicates, unmapped).
  */
 import { createHash } from 'node:crypto';
 import { SEVERITY_RANK, type FindingStatus } from '../core/vocabulary.js';
 import type { ImportedFinding, ImportResult, ImportSummary, NormalisedResult, ReadOutcome, UnmappedRule } from './model.js';
 import { resolveToolRule, type ToolRuleLookup } from './rule-resolution.js';
-import { cweFromRuleWords, HARD_CODED_SECRET_CWE, vulnerabilitySignals, weaknessSignals } from './weakness-signals.js';
+import { cweFromRuleWords, HARD_CODED_SECRET_CWE, threatSignals, vulnerabilitySignals, weaknessSignals } from './weakness-signals.js';
 
 /** The registry reads conversion needs; src/registry's Registry provides them. */
 export interface ConvertRegistry extends ToolRuleLookup {
   signal(id: string): unknown;
   tool(id: string): { category: string } | undefined;
   toolMappingIds(filter: { tool_id: string }): readonly string[];
+  toolMapping(id: string): { rule_id: string; rule_name: string } | undefined;
   resolveArtifactType(provider: string, resourceType: string): { id: string } | undefined;
+  signalIdsOfFramework(framework: string): readonly string[];
+  mappingsOfSignal(signalId: string, framework?: string): ReadonlyArray<{ control_id: string; relationship: string }>;
 }
 
-export type ResolutionKind = 'tool_mapping' | 'vulnerability_id' | 'cwe' | 'rule_words' | 'tool_category';
+export type ResolutionKind = 'tool_mapping' | 'equivalent_rule' | 'rule_name' | 'tool_claims' | 'vulnerability_id' | 'cwe' | 'threat_detection' | 'rule_words' | 'tool_category';
 
 interface Resolution {
   signals: readonly string[];
@@ -27,6 +31,17 @@ interface Resolution {
 
 /** Categories of tools whose every finding is a hard-coded secret. */
 const SECRET_TOOL_CATEGORIES = new Set(['secrets']);
+
+/** Tools whose files name a rule by an id the registry does not list but by the same name as the rule it lists (Defender assessments and Azure Policy definitions). */
+const RESOLVE_BY_NAME = new Set(['microsoft-defender-for-cloud']);
+
+/**
+ * NIST SP 800-53 claims land on the FedRAMP baseline's own signal of each control: the FedRAMP
+ * signal (CSR-FEDRAMP-…) whose primary mapping is that control, as written (AC-6(9)) or, for an
+ * enhancement without one, its base control (AC-6).
+ */
+const CLAIMS_FRAMEWORK = 'FEDRAMP';
+const CLAIMS_SIGNAL_PREFIX = 'CSR-FEDRAMP-';
 
 const STATUS_OF_OUTCOME: Record<Exclude<NormalisedResult['outcome'], 'other'>, FindingStatus> = { fail: 'open', pass: 'resolved', accepted: 'accepted' };
 /** When results fold into one finding, the more adverse status stands. */
@@ -45,6 +60,8 @@ class Resolver {
   private readonly byRule = new Map<string, Resolution | null>();
   private readonly knownSignals = new Map<string, boolean>();
   private readonly mappedTools = new Map<string, boolean>();
+  private readonly namesByTool = new Map<string, Map<string, string>>();
+  private claimsIndex: Map<string, string[]> | undefined;
 
   constructor(private readonly registry: ConvertRegistry) {}
 
@@ -61,32 +78,71 @@ class Resolver {
   }
 
   private found(signals: readonly string[], via: ResolutionKind): Resolution | null {
-    const present = signals.filter((signal) => this.exists(signal));
+    const present = [...new Set(signals)].filter((signal) => this.exists(signal));
     return present.length ? { signals: present, via } : null;
   }
 
+  /** A tool's rules by lower-cased name → rule id, built the first time a file needs it. */
+  private ruleByName(tool: string, name: string): string | undefined {
+    let names = this.namesByTool.get(tool);
+    if (!names) {
+      names = new Map();
+      for (const id of this.registry.toolMappingIds({ tool_id: tool })) {
+        const mapping = this.registry.toolMapping(id);
+        if (mapping && !names.has(mapping.rule_name.toLowerCase())) names.set(mapping.rule_name.toLowerCase(), mapping.rule_id);
+      }
+      this.namesByTool.set(tool, names);
+    }
+    return names.get(name.trim().toLowerCase());
+  }
+
+  /** The FedRAMP signals of NIST SP 800-53 controls (see CLAIMS_FRAMEWORK). */
+  private claimSignals(controls: readonly string[]): string[] {
+    if (!this.claimsIndex) {
+      this.claimsIndex = new Map();
+      for (const id of this.registry.signalIdsOfFramework(CLAIMS_FRAMEWORK)) {
+        if (!id.startsWith(CLAIMS_SIGNAL_PREFIX)) continue;
+        for (const mapping of this.registry.mappingsOfSignal(id, CLAIMS_FRAMEWORK)) {
+          if (mapping.relationship !== 'primary') continue;
+          const list = this.claimsIndex.get(mapping.control_id) ?? [];
+          if (!list.includes(id)) list.push(id);
+          this.claimsIndex.set(mapping.control_id, list);
+        }
+      }
+    }
+    return controls.flatMap((control) => this.claimsIndex!.get(control) ?? this.claimsIndex!.get(control.replace(/\(\d+\)$/, '')) ?? []);
+  }
+
   resolve(result: NormalisedResult): Resolution | null {
-    const key = `${result.tool}\u0000${result.rule_id}\u0000${(result.rule_alternates ?? []).join('\u0000')}\u0000${result.cwe.join(',')}`;
+    const key = [result.tool, result.rule_id, (result.rule_alternates ?? []).join('\u0001'), result.cwe.join(','), (result.nist_controls ?? []).join(','), result.threat ? 't' : '', RESOLVE_BY_NAME.has(result.tool) ? result.rule_title : ''].join('\u0000');
     let rule = this.byRule.get(key);
     if (rule === undefined) {
       rule = this.resolveRule(result);
       this.byRule.set(key, rule);
     }
     if (rule) return rule;
-    // Vulnerability signals depend on each result's severity, so they are not cached per rule.
-    return result.cve ? this.found(vulnerabilitySignals(result.severity), 'vulnerability_id') : null;
+    // Vulnerability signals depend on each result's kind and severity, so they are not cached per rule.
+    return result.cve ? this.found(vulnerabilitySignals(result.vulnerability_kind, result.severity), 'vulnerability_id') : null;
   }
 
   private resolveRule(result: NormalisedResult): Resolution | null {
-    if (this.hasMappings(result.tool)) {
-      const resolved = resolveToolRule(this.registry, result.tool, result.rule_id, result.rule_alternates);
-      if (resolved) return this.found([...new Set(resolved.matches.map((m) => m.finding_template.signal_id))], 'tool_mapping');
+    const resolved = resolveToolRule(this.registry, result.tool, result.rule_id, result.rule_alternates);
+    if (resolved) return this.found(resolved.matches.map((m) => m.finding_template.signal_id), resolved.equivalent ? 'equivalent_rule' : 'tool_mapping');
+    if (RESOLVE_BY_NAME.has(result.tool) && result.rule_title) {
+      const byName = this.ruleByName(result.tool, result.rule_title);
+      const named = byName ? resolveToolRule(this.registry, result.tool, byName) : null;
+      if (named) return this.found(named.matches.map((m) => m.finding_template.signal_id), 'rule_name');
+    }
+    if (result.nist_controls?.length) {
+      const claimed = this.found(this.claimSignals(result.nist_controls), 'tool_claims');
+      if (claimed) return claimed;
     }
     if (result.cve) return null;
     if (result.cwe.length) {
       const byCwe = this.found(weaknessSignals(result.cwe), 'cwe');
       if (byCwe) return byCwe;
     }
+    if (result.threat) return this.found(threatSignals(), 'threat_detection');
     const category = this.registry.tool(result.tool)?.category;
     if (category && SECRET_TOOL_CATEGORIES.has(category)) return this.found(weaknessSignals([HARD_CODED_SECRET_CWE]), 'tool_category');
     // A mapped tool's rule ids are its own vocabulary, not descriptions: their words say nothing reliable.

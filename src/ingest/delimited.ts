@@ -75,6 +75,8 @@ export function parseDelimited(bytes: Uint8Array, format: ScanFormat, requiredCo
   const missing = requiredColumns.filter((name) => !columns.has(name));
   if (missing.length) throw new ScanShapeError(format, { line: header.line }, `is a header without the column(s) ${missing.join(', ')}`);
   for (const row of rows) {
+    // Some writers (Prowler 2) end every row with a delimiter the header lacks: empty cells past the header are nothing.
+    while (row.cells.length > header.cells.length && row.cells[row.cells.length - 1] === '') row.cells.pop();
     if (row.cells.length !== header.cells.length) {
       throw new ScanShapeError(format, { line: row.line }, `has ${row.cells.length} fields where the header has ${header.cells.length}`);
     }

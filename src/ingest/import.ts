@@ -47,9 +47,10 @@ function unreadable(error: ScanShapeError | UnknownScanFormatError, requested: F
   }
   const where = error.where;
   const place = 'pointer' in where ? `at ${where.pointer || '/'} ` : 'line' in where ? `line ${where.line} ` : '';
+  const found = error.found === undefined ? {} : { found: error.found };
   return new ApiError(
     'scan_unreadable',
-    { format: error.format, format_requested: requested, ...where, reason: error.reason },
+    { format: error.format, format_requested: requested, ...where, reason: error.reason, ...found },
     { message: `The file cannot be read as ${error.format ?? 'JSON'}: ${place}${error.reason}` },
   );
 }

@@ -15,6 +15,9 @@ import type { ScanFormat } from '../schemas/ingest.js';
  */
 export type ResultOutcome = 'fail' | 'pass' | 'accepted' | 'other';
 
+export const VULNERABILITY_KINDS = ['os-package', 'dependency', 'image', 'host'] as const;
+export type VulnerabilityKind = (typeof VULNERABILITY_KINDS)[number];
+
 export interface NormalisedResult {
   /** Registry tool id when the tool is one we know (prowler, trivy…), else the tool's name in lower case. */
   tool: string;
@@ -41,6 +44,16 @@ export interface NormalisedResult {
   cve: string | null;
   /** Other spellings of the rule id the file itself supports (a kube-bench benchmark's other versions). */
   rule_alternates?: string[];
+  /**
+   * What a vulnerability sits in, when the tool says: an operating-system package (of a host or an
+   * image), a language dependency, a container image or a host as a whole. Chooses the
+   * vulnerability-management signals beside the cross-framework one (weakness-signals.ts).
+   */
+  vulnerability_kind?: VulnerabilityKind;
+  /** NIST SP 800-53 control ids the tool itself claims the rule checks (InSpec/HDF `tags.nist`). */
+  nist_controls?: string[];
+  /** A threat detection (GuardDuty, Security Command Center threats): activity seen, not a setting. */
+  threat?: boolean;
   /** Where the resource lives, for the finding's artifact. */
   provider?: string;
   resource_type?: string;

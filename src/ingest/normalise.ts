@@ -92,7 +92,10 @@ export function cweIdsFrom(values: readonly unknown[]): string[] {
   return [...ids];
 }
 
-const VULNERABILITY_ID = /^(CVE-\d{4}-\d{4,}|GHSA(-[23456789cfghjmpqrvwx]{4}){3})$/i;
+/** Published vulnerability ids: CVE, GitHub advisories, and the OSV databases' own (PYSEC, GO, RUSTSEC, OSV…). */
+const VULNERABILITY_ID_SOURCE = String.raw`CVE-\d{4}-\d{4,}|GHSA(?:-[23456789cfghjmpqrvwx]{4}){3}|(?:PYSEC|GO|RUSTSEC|OSV|GSD|MAL|RSEC|DSA|DLA|USN|ALAS|ALAS2|ELSA|RHSA)-\d{4}-[0-9a-z-]+|ALSA-\d{4}:\d+`;
+const VULNERABILITY_ID = new RegExp(`^(${VULNERABILITY_ID_SOURCE})$`, 'i');
+const VULNERABILITY_ID_IN_TEXT = new RegExp(`(?:^|[^A-Za-z0-9])(${VULNERABILITY_ID_SOURCE})(?![A-Za-z0-9])`, 'gi');
 
 /** The id itself when it names a published vulnerability (CVE or GitHub advisory), upper-cased for CVE. */
 export function vulnerabilityId(id: unknown): string | null {
@@ -100,4 +103,21 @@ export function vulnerabilityId(id: unknown): string | null {
   const trimmed = id.trim();
   if (!VULNERABILITY_ID.test(trimmed)) return null;
   return /^cve-/i.test(trimmed) ? trimmed.toUpperCase() : trimmed;
+}
+
+/**
+ * Vulnerability ids written inside other text, as tools write them: a SARIF rule id
+ * `CVE-2018-14618/curl`, a tag `security/cve-2021-44228`, a title "… (CVE-2023-1234)".
+ * The CVE ids first, then the others, each once, CVE ids upper-cased.
+ */
+export function vulnerabilityIdsIn(values: readonly unknown[]): string[] {
+  const found = new Set<string>();
+  for (const value of values) {
+    if (typeof value !== 'string') continue;
+    for (const match of value.matchAll(VULNERABILITY_ID_IN_TEXT)) {
+      const id = match[1];
+      found.add(/^cve-/i.test(id) ? id.toUpperCase() : id);
+    }
+  }
+  return [...found].sort((a, b) => Number(!a.startsWith('CVE-')) - Number(!b.startsWith('CVE-')));
 }

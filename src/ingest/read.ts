@@ -1,18 +1,19 @@
 /**
- * From the bytes of a scanner's file to normalised results: parse (JSON with the depth guard, or
- * delimited text), detect the format when asked to (`auto`), and hand the document to its reader.
+ * From the bytes of a scanner's file to normalised results: tell its syntax (JSON, delimited text
+ * or XML) from its first byte, parse it (JSON with the depth guard, XML with the bounds of xml.ts),
+ * find its format in the readers' table (formats.ts) or check the named one, and hand the
+ * document to that row's reader.
+ *
+ * A named format must match: a file the table recognises as another format is refused naming it,
+ * and a file no detection recognises is read only when the reader finds results in it, so that no
+ * file answers "0 results" for being read as something it is not.
  */
 import { ApiError } from '../core/errors.js';
 import { MAX_JSON_DEPTH, nestingBeyond } from '../core/json-body.js';
-import { SCAN_FORMATS, type ReadOutcome, type ScanFormat } from './model.js';
-import { asffFindings, isProwlerAsff, readAsff } from './readers/asff.js';
-import { readCheckov } from './readers/checkov.js';
-import { readKubeBench } from './readers/kube-bench.js';
-import { readOcsf } from './readers/ocsf.js';
-import { readProwlerCsv, readProwlerNative } from './readers/prowler.js';
-import { readSarif } from './readers/sarif.js';
-import { readTrivy } from './readers/trivy.js';
-import { isObject, ScanShapeError, type Json, type JsonObject } from './shape.js';
+import { SCAN_READERS, SCAN_ROWS, type ScanReaderRow, type ScanSyntax } from './formats.js';
+import type { ReadOutcome, ScanFormat } from './model.js';
+import { ScanShapeError, type Json } from './shape.js';
+import { parseXml, type XmlDocument } from './xml.js';
 
 export type FormatChoice = ScanFormat | 'auto';
 
@@ -32,69 +33,7 @@ export class UnknownScanFormatError extends Error {
   }
 }
 
-const firstObject = (doc: Json): JsonObject | undefined => (Array.isArray(doc) ? doc.find(isObject) : isObject(doc) ? doc : undefined);
-
-/** Detection rules in the order they are tried: each looks at the document's top level and its first record only. */
-const DETECTORS: Array<[ScanFormat, (doc: Json) => boolean]> = [
-  ['sarif', (doc) => isObject(doc) && Array.isArray(doc.runs) && (doc.version === '2.1.0' || /sarif/i.test(String(doc.$schema ?? '')))],
-  ['prowler-asff', (doc) => isAsff(doc) && isProwlerAsff(firstAsff(doc)!)],
-  ['asff', (doc) => isAsff(doc)],
-  ['prowler-ocsf', (doc) => isOcsf(doc) && /^prowler$/i.test(productName(firstObject(doc)!))],
-  ['ocsf', (doc) => isOcsf(doc)],
-  ['prowler-native', (doc) => Array.isArray(doc) && !!firstObject(doc) && 'CheckID' in firstObject(doc)! && 'Status' in firstObject(doc)!],
-  ['checkov', (doc) => { const first = firstObject(doc); return !!first && typeof first.check_type === 'string' && (isObject(first.results) || isObject(first.summary)); }],
-  ['trivy', (doc) => isTrivy(doc)],
-  ['kube-bench', (doc) => (isObject(doc) && Array.isArray(doc.Controls)) || (Array.isArray(doc) && !!firstObject(doc) && Array.isArray(firstObject(doc)!.tests))],
-];
-
-function firstAsff(doc: Json): JsonObject | undefined {
-  const found = asffFindings(doc);
-  return found?.findings.find(isObject);
-}
-
-function isAsff(doc: Json): boolean {
-  const first = firstAsff(doc);
-  return !!first && typeof first.SchemaVersion === 'string' && typeof first.ProductArn === 'string';
-}
-
-/** An OCSF event's `metadata.product.name`, or '' */
-function productName(event: JsonObject): string {
-  const metadata = event.metadata;
-  const product = isObject(metadata) ? metadata.product : undefined;
-  return isObject(product) && typeof product.name === 'string' ? product.name : '';
-}
-
-function isOcsf(doc: Json): boolean {
-  const first = firstObject(doc);
-  return !!first && typeof first.class_uid === 'number' && isObject(first.metadata);
-}
-
-function isTrivy(doc: Json): boolean {
-  if (isObject(doc)) return (doc.SchemaVersion !== undefined && (Array.isArray(doc.Results) || typeof doc.ArtifactName === 'string')) || typeof doc.ClusterName === 'string' || Array.isArray(doc.Resources);
-  const first = firstObject(doc);
-  return !!first && typeof first.Target === 'string' && ['Vulnerabilities', 'Misconfigurations', 'Secrets', 'Class'].some((key) => key in first);
-}
-
-function readJsonDocument(document: Json, format: Exclude<ScanFormat, 'prowler-csv'>): ReadOutcome {
-  switch (format) {
-    case 'prowler-ocsf':
-    case 'ocsf':
-      return readOcsf(document, format);
-    case 'prowler-asff':
-    case 'asff':
-      return readAsff(document, format);
-    case 'prowler-native':
-      return readProwlerNative(document);
-    case 'sarif':
-      return readSarif(document);
-    case 'checkov':
-      return readCheckov(document);
-    case 'trivy':
-      return readTrivy(document);
-    case 'kube-bench':
-      return readKubeBench(document);
-  }
-}
+const SYNTAX_WORDS: Record<ScanSyntax, string> = { json: 'JSON', delimited: 'delimited text (CSV)', xml: 'XML' };
 
 /** The first byte that is not white space (or a byte-order mark), or -1. */
 function firstSignificantByte(bytes: Uint8Array): number {
@@ -110,9 +49,15 @@ function firstSignificantByte(bytes: Uint8Array): number {
   return -1;
 }
 
+function syntaxOf(first: number): ScanSyntax {
+  if (first === 0x7b || first === 0x5b) return 'json';
+  if (first === 0x3c) return 'xml';
+  return 'delimited';
+}
+
 /**
  * JSON with the depth guard every JSON body gets (json_too_deep). Newline-delimited JSON (one
- * event per line, as some OCSF exporters write) reads as an array of its lines.
+ * event per line, as some OCSF exporters and Prowler 2 write) reads as an array of its lines.
  */
 function parseJson(bytes: Uint8Array, format: ScanFormat | null): Json {
   const offset = nestingBeyond(bytes);
@@ -149,29 +94,97 @@ function lineNumberOf(source: string, line: string, nonEmptyIndex: number): numb
   return nonEmptyIndex + 1;
 }
 
-export function readScan(bytes: Uint8Array, choice: FormatChoice): ReadScan {
-  if (choice === 'prowler-csv') return { ...readProwlerCsv(bytes), considered: ['prowler-csv'] };
-  const first = firstSignificantByte(bytes);
-  const looksJson = first === 0x7b || first === 0x5b;
-  if (choice !== 'auto') {
-    if (!looksJson) throw new ScanShapeError(choice, { line: 1 }, `does not start a JSON document: ${choice} files are JSON`);
-    return { ...readJsonDocument(parseJson(bytes, choice), choice), considered: [choice] };
-  }
-  if (first < 0) throw new UnknownScanFormatError([...SCAN_FORMATS], 'the body is empty');
-  if (!looksJson) {
-    const headerEnd = bytes.indexOf(0x0a);
-    const header = Buffer.from(bytes.buffer, bytes.byteOffset, headerEnd < 0 ? bytes.byteLength : headerEnd).toString('utf8').toUpperCase();
-    if (/(^|[;,\t])"?CHECK_ID"?([;,\t]|$)/.test(header.trim())) return { ...readProwlerCsv(bytes), considered: ['prowler-csv'] };
-    throw new UnknownScanFormatError(['prowler-csv'], 'the body is not JSON and its first line is not a Prowler CSV header (no CHECK_ID column)');
-  }
-  const document = parseJson(bytes, null);
-  if (Array.isArray(document) && document.length === 0) {
-    throw new UnknownScanFormatError(DETECTORS.map(([name]) => name), 'the body is an empty array, which every array format allows: name the format (format=…)');
-  }
+/** The header line's column names (trimmed, upper-cased, quotes dropped) with the delimiter it uses most. */
+function headerColumns(bytes: Uint8Array): Set<string> {
+  const end = bytes.indexOf(0x0a);
+  const line = Buffer.from(bytes.buffer, bytes.byteOffset, end < 0 ? bytes.byteLength : end).toString('utf8').replace(/^\uFEFF/, '').trim();
+  const delimiter = [';', ',', '\t'].reduce((best, d) => (line.split(d).length > line.split(best).length ? d : best), ',');
+  return new Set(line.split(delimiter).map((name) => name.trim().replace(/^"|"$/g, '').trim().toUpperCase()));
+}
+
+/** A parsed file, ready for the detections and readers of its syntax. */
+type Parsed = { syntax: 'json'; doc: Json } | { syntax: 'delimited'; columns: Set<string>; bytes: Uint8Array } | { syntax: 'xml'; doc: XmlDocument };
+
+function parse(bytes: Uint8Array, syntax: ScanSyntax, format: ScanFormat | null): Parsed {
+  if (syntax === 'json') return { syntax, doc: parseJson(bytes, format) };
+  if (syntax === 'xml') return { syntax, doc: parseXml(bytes, format) };
+  return { syntax, columns: headerColumns(bytes), bytes };
+}
+
+function detects(row: ScanReaderRow, parsed: Parsed): boolean {
+  if (row.syntax !== parsed.syntax) return false;
+  if (row.syntax === 'json' && parsed.syntax === 'json') return row.detect(parsed.doc);
+  if (row.syntax === 'xml' && parsed.syntax === 'xml') return row.detect(parsed.doc);
+  if (row.syntax === 'delimited' && parsed.syntax === 'delimited') return row.detect(parsed.columns);
+  return false;
+}
+
+function readWith(row: ScanReaderRow, parsed: Parsed): ReadOutcome {
+  if (row.syntax === 'json' && parsed.syntax === 'json') return row.read(parsed.doc);
+  if (row.syntax === 'xml' && parsed.syntax === 'xml') return row.read(parsed.doc);
+  if (row.syntax === 'delimited' && parsed.syntax === 'delimited') return row.read(parsed.bytes);
+  throw new Error(`a ${row.syntax} reader was handed ${parsed.syntax}`);
+}
+
+/** The first row of the table whose detection recognises the file, and the rows looked at. */
+function detect(parsed: Parsed): { format: ScanFormat | null; considered: ScanFormat[] } {
   const considered: ScanFormat[] = [];
-  for (const [format, matches] of DETECTORS) {
+  for (const [format, row] of SCAN_ROWS) {
+    if (row.syntax !== parsed.syntax) continue;
     considered.push(format);
-    if (matches(document)) return { ...readJsonDocument(document, format as Exclude<ScanFormat, 'prowler-csv'>), considered };
+    if (detects(row, parsed)) return { format, considered };
   }
-  throw new UnknownScanFormatError(considered, 'the JSON document matched none of the formats');
+  return { format: null, considered };
+}
+
+const isEmptyJsonArray = (parsed: Parsed) => parsed.syntax === 'json' && Array.isArray(parsed.doc) && parsed.doc.length === 0;
+
+/** A named format: read when the file matches it, refused naming what the file is when it does not. */
+function readNamed(bytes: Uint8Array, format: ScanFormat, first: number): ReadScan {
+  const row = SCAN_READERS[format];
+  const syntax = syntaxOf(first);
+  if (first < 0) throw new ScanShapeError(format, { line: 1 }, `is empty: a ${row.label} file was expected`);
+  if (syntax !== row.syntax) {
+    let found: ScanFormat | null = null;
+    try {
+      found = detect(parse(bytes, syntax, null)).format;
+    } catch {
+      found = null;
+    }
+    const what = found ? `a ${SCAN_READERS[found].label} file (format=${found})` : `${SYNTAX_WORDS[syntax]}`;
+    throw new ScanShapeError(format, { line: 1 }, `is ${what}, not ${SYNTAX_WORDS[row.syntax]}: ${format} files are ${SYNTAX_WORDS[row.syntax]}`, found);
+  }
+  const parsed = parse(bytes, syntax, format);
+  // An empty array is an empty scan of any format that writes arrays: with the format named, it holds no results.
+  if (detects(row, parsed) || isEmptyJsonArray(parsed)) return { ...readWith(row, parsed), considered: [format] };
+  const found = detect(parsed).format;
+  const where = syntax === 'json' ? { pointer: '' } : { line: 1 };
+  if (found) throw new ScanShapeError(format, where, `is a ${SCAN_READERS[found].label} file (format=${found}), not ${row.label}`, found);
+  // No detection recognises the file: the named reader may still read it, and says where it stops
+  // matching; a file it reads nothing from is not taken for an empty scan.
+  const read = readWith(row, parsed);
+  if (read.results.length === 0) throw new ScanShapeError(format, where, `has none of the fields of ${row.label}, and no other format recognises it`, null);
+  return { ...read, considered: [format] };
+}
+
+export function readScan(bytes: Uint8Array, choice: FormatChoice): ReadScan {
+  const first = firstSignificantByte(bytes);
+  if (choice !== 'auto') return readNamed(bytes, choice, first);
+  if (first < 0) throw new UnknownScanFormatError(SCAN_ROWS.map(([format]) => format), 'the body is empty');
+  const parsed = parse(bytes, syntaxOf(first), null);
+  if (isEmptyJsonArray(parsed)) {
+    throw new UnknownScanFormatError(
+      SCAN_ROWS.filter(([, row]) => row.syntax === 'json').map(([format]) => format),
+      'the body is an empty array, which every array format allows: name the format (format=…)',
+    );
+  }
+  const { format, considered } = detect(parsed);
+  if (!format) {
+    const reason =
+      parsed.syntax === 'delimited'
+        ? `the body is not JSON or XML, and its first line is not the header of a delimited format (${considered.join(', ')})`
+        : `the ${SYNTAX_WORDS[parsed.syntax]} document matched none of the formats`;
+    throw new UnknownScanFormatError(considered, reason);
+  }
+  return { ...readWith(SCAN_READERS[format], parsed), considered };
 }

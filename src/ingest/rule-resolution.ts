@@ -6,17 +6,22 @@
  * `prowler-` and `prowler-<provider>-` prefixes (ASFF GeneratorId, finding uids), Trivy's policy
  * namespaces (`builtin.aws.s3.aws0089`), kube-bench versions with a patch level (`1.6.0`), and the
  * alternates a reader found in the file (an AVDID beside the ID, a file's other benchmark versions).
+ * Rules of the same condition under other ids or tools (Prowler 2 ids, renamed and split checks,
+ * Security Hub's CIS 1.2.0 ids, tfsec and Kubescape) come from legacy-rules.ts.
  */
 import type { ToolRuleMatch } from '../schemas/registry.js';
+import { equivalentRules } from './legacy-rules.js';
 
 export interface ToolRuleLookup {
   resolveToolRule(toolId: string, ruleId: string): { rule_id: string; mappings: ToolRuleMatch[] } | undefined;
 }
 
 export interface ResolvedRule {
-  /** The registry's canonical id of the rule. */
+  /** The registry's canonical id of the rule (tool:id of each successor, for an equivalent). */
   rule_id: string;
   matches: ToolRuleMatch[];
+  /** Resolved through rules of the same condition under other ids or tools (legacy-rules.ts). */
+  equivalent?: true;
 }
 
 /** Prowler check ids carry a `prowler-` (ASFF GeneratorId) or `prowler-<provider>-` prefix in some outputs. */
@@ -56,11 +61,32 @@ export function ruleIdCandidates(tool: string, ruleId: string, alternates: reado
   return [...new Set(candidates.filter((id) => id !== ''))];
 }
 
-/** The first spelling of the rule that the registry resolves, with its finding templates; null when none does. */
+/**
+ * The first spelling of the rule that the registry resolves, with its finding templates; else
+ * the rules of the same condition under other ids or tools (legacy-rules.ts), every one that
+ * resolves; null when none does.
+ */
 export function resolveToolRule(registry: ToolRuleLookup, tool: string, ruleId: string, alternates: readonly string[] = []): ResolvedRule | null {
   for (const candidate of ruleIdCandidates(tool, ruleId, alternates)) {
     const resolved = registry.resolveToolRule(tool, candidate);
     if (resolved?.mappings.length) return { rule_id: resolved.rule_id, matches: resolved.mappings };
   }
-  return null;
+  const matches: ToolRuleMatch[] = [];
+  const successors: string[] = [];
+  for (const id of [ruleId, ...alternates]) {
+    for (const ref of equivalentRules(tool, id)) {
+      for (const candidate of ruleIdCandidates(ref.tool, ref.rule_id)) {
+        const resolved = registry.resolveToolRule(ref.tool, candidate);
+        if (!resolved?.mappings.length) continue;
+        const name = `${ref.tool}:${resolved.rule_id}`;
+        if (!successors.includes(name)) {
+          successors.push(name);
+          matches.push(...resolved.mappings);
+        }
+        break;
+      }
+    }
+    if (matches.length) break;
+  }
+  return matches.length ? { rule_id: successors.join(' '), matches, equivalent: true } : null;
 }

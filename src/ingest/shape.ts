@@ -11,6 +11,8 @@ export class ScanShapeError extends Error {
     /** Where the file stopped matching; empty only for JSON the parser refused without saying where. */
     readonly where: { pointer: string } | { line: number } | Record<string, never>,
     readonly reason: string,
+    /** For a named format the file does not match: the format detection recognised instead, or null for none. */
+    readonly found?: ScanFormat | null,
   ) {
     super(`${format ?? 'scan'}: ${'pointer' in where ? where.pointer || '(root)' : 'line' in where ? `line ${where.line}` : ''} ${reason}`);
     this.name = 'ScanShapeError';

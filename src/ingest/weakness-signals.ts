@@ -5,15 +5,42 @@
  * every signal it names exists in the compiled registry. docs/ingest.md explains the choices.
  */
 import type { Severity } from '../core/vocabulary.js';
+import type { VulnerabilityKind } from './model.js';
 
 /** Known vulnerabilities reported by scanners are not remediated: reaches the vulnerability-management controls of ten frameworks. */
 const VULNERABILITY_OPEN = 'CSR-GEN-VULN-VULN-FINDINGS-OPEN-094';
-/** High-severity threat or posture findings remain unresolved: added for critical and high vulnerabilities. */
-const SEVERE_FINDING_OPEN = 'CSR-GEN-VULN-THREAT-FINDINGS-OPEN-089';
+/**
+ * High-severity threat findings remain untriaged: the threat-detection signal, for what a threat
+ * detector saw (GuardDuty, Security Command Center threats). Never a vulnerability's.
+ */
+const THREAT_FINDING_OPEN = 'CSR-GEN-VULN-THREAT-FINDINGS-OPEN-089';
 
-/** Signals of a vulnerability result (CVE, GHSA) by its severity; an unknown severity counts as medium. */
-export function vulnerabilitySignals(severity: Severity | null): readonly string[] {
-  return severity === 'critical' || severity === 'high' ? [VULNERABILITY_OPEN, SEVERE_FINDING_OPEN] : [VULNERABILITY_OPEN];
+/** Known flaws not patched in time (CMMC SI.L2-3.14.1, FedRAMP SI-2): every vulnerability is one. */
+const FLAW_REMEDIATION = ['CSR-CMMC-VULN-FLAWS-UNPATCHED-104', 'CSR-FEDRAMP-VULN-FLAW-REMEDIATION-363'];
+
+/** By what the vulnerability sits in: operating-system patching (CIS 7.3) or third-party components (CIS 16.5). */
+const SIGNALS_BY_KIND: Record<VulnerabilityKind, readonly string[]> = {
+  'os-package': ['CSR-CIS-VULN-OS-PATCHING-055'],
+  host: ['CSR-CIS-VULN-OS-PATCHING-055'],
+  dependency: ['CSR-CIS-DEV-TRUSTED-COMPONENTS-130'],
+  image: [],
+};
+
+/** Critical and high vulnerabilities are the ones remediation deadlines are set for (CIS 7.7). */
+const SEVERE_VULNERABILITY = ['CSR-CIS-VULN-REMEDIATION-059'];
+
+/**
+ * Signals of a vulnerability result (CVE, GHSA, an advisory a scanner lists) by what it sits in
+ * and its severity: the cross-framework vulnerability signal, flaw remediation, the kind's own
+ * signal, and remediation deadlines when critical or high. An unknown severity adds nothing.
+ */
+export function vulnerabilitySignals(kind: VulnerabilityKind | null | undefined, severity: Severity | null): readonly string[] {
+  return [VULNERABILITY_OPEN, ...FLAW_REMEDIATION, ...(kind ? SIGNALS_BY_KIND[kind] : []), ...(severity === 'critical' || severity === 'high' ? SEVERE_VULNERABILITY : [])];
+}
+
+/** The signal of a threat detection: active threat findings untriaged. */
+export function threatSignals(): readonly string[] {
+  return [THREAT_FINDING_OPEN];
 }
 
 interface WeaknessClass {
@@ -69,7 +96,9 @@ const SIGNALS_BY_CWE = new Map<string, readonly string[]>();
 for (const weakness of WEAKNESS_CLASSES) for (const cwe of weakness.cwes) SIGNALS_BY_CWE.set(`CWE-${cwe}`, weakness.signals);
 
 /** Every signal the table names, for the test that keeps it in step with the registry. */
-export const WEAKNESS_TABLE_SIGNALS: readonly string[] = [...new Set([VULNERABILITY_OPEN, SEVERE_FINDING_OPEN, ...WEAKNESS_CLASSES.flatMap((w) => w.signals)])];
+export const WEAKNESS_TABLE_SIGNALS: readonly string[] = [
+  ...new Set([VULNERABILITY_OPEN, THREAT_FINDING_OPEN, ...FLAW_REMEDIATION, ...Object.values(SIGNALS_BY_KIND).flat(), ...SEVERE_VULNERABILITY, ...WEAKNESS_CLASSES.flatMap((w) => w.signals)]),
+];
 
 /** Every CWE the table covers. */
 export const WEAKNESS_TABLE_CWES: ReadonlySet<string> = new Set(SIGNALS_BY_CWE.keys());

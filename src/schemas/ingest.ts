@@ -16,6 +16,23 @@ export const SCAN_FORMATS = [
   'checkov',
   'trivy',
   'kube-bench',
+  'prowler-v2-csv',
+  'prowler-v2-json',
+  'guardduty',
+  'aws-config',
+  'gcp-scc',
+  'trivy-operator',
+  'grype',
+  'snyk',
+  'snyk-iac',
+  'semgrep',
+  'tfsec',
+  'kics',
+  'kubescape',
+  'hdf',
+  'zap',
+  'defender-csv',
+  'nessus',
 ] as const;
 export type ScanFormat = (typeof SCAN_FORMATS)[number];
 

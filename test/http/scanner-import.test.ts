@@ -92,12 +92,18 @@ t.test('refusals: unreadable file, media type, tier, frameworks, tier limits aft
   t.equal(nothing.body.error.details.format, null);
   t.ok(nothing.body.error.details.formats_considered.includes('kube-bench'), 'auto says what it considered');
 
-  const unknownFormat = await call(service, 'POST', '/v1/findings/import?format=nessus', { key: pro, rawBody: '{}' });
+  const unknownFormat = await call(service, 'POST', '/v1/findings/import?format=openvas', { key: pro, rawBody: '{}' });
   t.match(unknownFormat.body.error, { code: 'invalid_parameter', details: { parameter: 'format' } });
 
-  const xml = await call(service, 'POST', '/v1/findings/import', { key: pro, rawBody: '<xml/>', headers: { 'content-type': 'application/xml' } });
-  t.equal(xml.status, 415);
-  t.ok(xml.body.error.details.accepted.includes('text/csv'));
+  const image = await call(service, 'POST', '/v1/findings/import', { key: pro, rawBody: '<xml/>', headers: { 'content-type': 'image/png' } });
+  t.equal(image.status, 415);
+  t.ok(image.body.error.details.accepted.includes('text/csv'));
+  t.ok(image.body.error.details.accepted.includes('application/xml'), 'the readers table names XML for Nessus');
+
+  const mismatch = await call(service, 'POST', '/v1/findings/import?format=trivy', { key: pro, rawBody: fixture('kics.json'), headers: { 'content-type': 'application/json' } });
+  t.equal(mismatch.status, 400, 'a KICS file named trivy is refused, not read as 0 results');
+  t.match(mismatch.body.error, { code: 'scan_unreadable', details: { format: 'trivy', format_requested: 'trivy', found: 'kics', pointer: '' } });
+  t.match(mismatch.body.error.message, /KICS JSON file \(format=kics\)/);
 
   const community = await service.key('community');
   const denied = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA', { key: community, rawBody: fixture('prowler.csv') });
@@ -111,4 +117,20 @@ t.test('refusals: unreadable file, media type, tier, frameworks, tier limits aft
 
   const unknownFramework = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=NOPE', { key: pro, rawBody: fixture('prowler.csv') });
   t.equal(unknownFramework.body.error.code, 'GAP_FRAMEWORK_NOT_FOUND');
+});
+
+t.test('XML over HTTP: a Nessus file as application/xml; a DTD is refused', async (t) => {
+  const key = await service.key('pro');
+  const res = await call(service, 'POST', '/v1/findings/import', { key, rawBody: fixture('scan.nessus'), headers: { 'content-type': 'application/xml' } });
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  t.same([res.body.data.format, res.body.data.tool], ['nessus', 'nessus']);
+  t.same(res.body.meta.formats_considered, ['nessus']);
+  t.match(res.body.data.summary, { results: 3, failed: 2, other: 1 });
+  const dtd = await call(service, 'POST', '/v1/findings/import?format=nessus', {
+    key,
+    rawBody: '<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>\n<NessusClientData_v2>&e;</NessusClientData_v2>',
+    headers: { 'content-type': 'text/xml' },
+  });
+  t.equal(dtd.status, 400);
+  t.match(dtd.body.error, { code: 'scan_unreadable', details: { format: 'nessus', line: 2 } });
 });

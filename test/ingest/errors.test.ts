@@ -2,6 +2,7 @@ import t from 'tap';
 import { readScan, UnknownScanFormatError } from '../../src/ingest/read.js';
 import { ScanShapeError } from '../../src/ingest/shape.js';
 import { ApiError } from '../../src/core/errors.js';
+import { fixture } from './helpers.js';
 
 const bytes = (text: string) => Buffer.from(text);
 
@@ -66,4 +67,37 @@ t.test('JSON nested beyond the limit is refused before parsing (json_too_deep)',
   } catch (error) {
     t.equal(error instanceof ApiError && error.code, 'json_too_deep');
   }
+});
+
+t.test('a named format that does not match is refused naming what the file is, never read as 0 results', async (t) => {
+  const kics = fixture('kics.json');
+  const asTrivy = shapeError(kics.toString('utf8'), 'trivy');
+  t.same([asTrivy.format, asTrivy.found, asTrivy.where], ['trivy', 'kics', { pointer: '' }]);
+  t.match(asTrivy.reason, /KICS JSON file \(format=kics\), not Trivy JSON/);
+  const csvAsJson = shapeError(fixture('prowler.csv').toString('utf8'), 'trivy');
+  t.same([csvAsJson.found, csvAsJson.where], ['prowler-csv', { line: 1 }]);
+  const unknown = shapeError('{"hello": "world"}', 'trivy');
+  t.same([unknown.found, unknown.where], [null, { pointer: '' }], 'nothing recognises it and the reader finds nothing in it');
+  t.match(unknown.reason, /has none of the fields of Trivy JSON/);
+  t.same(readScan(bytes('{"SchemaVersion": 2, "ArtifactName": "web", "Results": []}'), 'trivy').results, [], 'a Trivy report that truly holds no results');
+  const empty = shapeError('   ', 'checkov');
+  t.match(empty.reason, /is empty/);
+});
+
+t.test('XML is untrusted: a DTD or entity declaration is refused before parsing; nesting is bounded', async (t) => {
+  const laughs = `<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>\n<NessusClientData_v2>&lol2;</NessusClientData_v2>`;
+  const refused = shapeError(laughs, 'nessus');
+  t.same([refused.format, refused.where], ['nessus', { line: 2 }]);
+  t.match(refused.reason, /DTD or an entity/);
+  const external = `<?xml version="1.0"?><!doctype r SYSTEM "file:///etc/passwd"><NessusClientData_v2/>`;
+  t.match(shapeError(external, 'nessus').reason, /DTD or an entity/);
+  try {
+    readScan(bytes(`<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>`), 'auto');
+    t.fail('expected a refusal');
+  } catch (error) {
+    t.ok(error instanceof ScanShapeError, 'refused under auto too');
+  }
+  const deep = `<NessusClientData_v2>${'<a>'.repeat(200)}${'</a>'.repeat(200)}</NessusClientData_v2>`;
+  t.ok(shapeError(deep, 'nessus') instanceof ScanShapeError, 'nesting beyond the bound is refused');
+  t.match(shapeError('<NessusClientData_v2><Report>', 'nessus').reason, /not well-formed XML/);
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cweFromRuleWords, vulnerabilitySignals, WEAKNESS_TABLE_CWES, WEAKNESS_TABLE_SIGNALS, weaknessSignals } from '../../src/ingest/weakness-signals.js';
+import { cweFromRuleWords, threatSignals, vulnerabilitySignals, WEAKNESS_TABLE_CWES, WEAKNESS_TABLE_SIGNALS, weaknessSignals } from '../../src/ingest/weakness-signals.js';
 import { testRegistry } from '../helpers/findings.js';
 
 /** CWE Top 25, 2023 and 2024 lists together. */
@@ -16,10 +16,15 @@ t.test('the CWE Top 25 and hard-coded secrets are covered', async (t) => {
   t.same(weaknessSignals(['CWE-1']), [], 'an uncovered CWE maps to nothing');
 });
 
-t.test('vulnerabilities by severity', async (t) => {
-  t.same(vulnerabilitySignals('critical'), ['CSR-GEN-VULN-VULN-FINDINGS-OPEN-094', 'CSR-GEN-VULN-THREAT-FINDINGS-OPEN-089']);
-  t.same(vulnerabilitySignals('low'), ['CSR-GEN-VULN-VULN-FINDINGS-OPEN-094']);
-  t.same(vulnerabilitySignals(null), ['CSR-GEN-VULN-VULN-FINDINGS-OPEN-094']);
+t.test('vulnerabilities by kind and severity, never on the threat-detection signal', async (t) => {
+  const base = ['CSR-GEN-VULN-VULN-FINDINGS-OPEN-094', 'CSR-CMMC-VULN-FLAWS-UNPATCHED-104', 'CSR-FEDRAMP-VULN-FLAW-REMEDIATION-363'];
+  t.same(vulnerabilitySignals('os-package', 'critical'), [...base, 'CSR-CIS-VULN-OS-PATCHING-055', 'CSR-CIS-VULN-REMEDIATION-059']);
+  t.same(vulnerabilitySignals('dependency', 'medium'), [...base, 'CSR-CIS-DEV-TRUSTED-COMPONENTS-130']);
+  t.same(vulnerabilitySignals('host', 'low'), [...base, 'CSR-CIS-VULN-OS-PATCHING-055']);
+  t.same(vulnerabilitySignals(null, null), base, 'an unknown kind and severity: the signals every vulnerability reaches');
+  for (const kind of ['os-package', 'dependency', 'image', 'host', null] as const) {
+    for (const severity of ['critical', 'high', 'medium', 'low', 'info', null] as const) t.notOk(vulnerabilitySignals(kind, severity).some((s) => threatSignals().includes(s)), `${kind} ${severity}`);
+  }
 });
 
 t.test('SAST rule words', async (t) => {

@@ -3,7 +3,7 @@
  * vulnerabilities, other integrated products) and what Prowler writes as JSON-ASFF. A file is an
  * array of findings or an object with `Findings` (the GetFindings answer) or `findings`.
  */
-import type { NormalisedResult, ReadOutcome, ScanFormat } from '../model.js';
+import type { NormalisedResult, ReadOutcome, ScanFormat, VulnerabilityKind } from '../model.js';
 import { numberFrom, outcomeFromStatus, severityFromCvss, severityFromWord, timestampFrom, vulnerabilityId } from '../normalise.js';
 import { at, isObject, Shape, text, type Json, type JsonObject } from '../shape.js';
 import { toolIdOf } from '../tools.js';
@@ -38,6 +38,41 @@ function severityOf(finding: JsonObject): { level: NormalisedResult['severity'];
   const normalized = numberFrom(severity.Normalized);
   const level = severityFromWord(severity.Label) ?? severityFromWord(severity.Original) ?? (normalized === null ? null : severityFromCvss(normalized / 10));
   return { level, score: normalized };
+}
+
+/** ASFF finding-type namespaces of observed activity (GuardDuty, Macie, Detective…), as opposed to checks and data findings. */
+const THREAT_TYPES = /^(TTPs|Effects|Unusual Behaviors)\//;
+
+function findingType(finding: JsonObject): string | null {
+  return Array.isArray(finding.Types) ? (finding.Types.map(text).find((t): t is string => !!t) ?? null) : null;
+}
+
+/**
+ * GuardDuty's own spelling of a finding type from its ASFF one, where `/` had to become `-`:
+ * TTPs/Discovery/Recon:EC2-Portscan → Recon:EC2/Portscan; TTPs/Discovery/IAMUser-AnomalousBehavior
+ * → Discovery:IAMUser/AnomalousBehavior.
+ */
+function guardDutyType(type: string): string | null {
+  const segments = type.split('/');
+  if (segments.length < 2) return null;
+  let last = segments[segments.length - 1];
+  if (!last.includes(':')) last = `${segments[segments.length - 2].replace(/\s+/g, '')}:${last}`;
+  const colon = last.indexOf(':');
+  const dash = last.indexOf('-', colon);
+  return dash > colon ? `${last.slice(0, dash)}/${last.slice(dash + 1)}` : last;
+}
+
+/**
+ * What an Inspector vulnerability sits in: its package manager says OS (an operating-system
+ * package) or a language's (NPM, PIP, JAR…); without packages, an EC2 instance is a host and an
+ * ECR image an image.
+ */
+function inspectorKind(packages: JsonObject[], resourceType: string | undefined): VulnerabilityKind {
+  const manager = packages.map((p) => text(p.PackageManager)?.toUpperCase()).find(Boolean);
+  if (manager) return manager === 'OS' ? 'os-package' : 'dependency';
+  if (resourceType === 'AwsEc2Instance') return 'host';
+  if (resourceType === 'AwsEcrContainerImage') return 'image';
+  return 'host';
 }
 
 export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowler-asff'>): ReadOutcome {
@@ -91,6 +126,7 @@ export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowle
         vulnerabilities.forEach((vulnerability, vIndex) => {
           const id = text(vulnerability.Id) ?? shape.fail(at(at(at(pointer, 'Vulnerabilities'), vIndex), 'Id'), 'must name the vulnerability');
           const cvss = Array.isArray(vulnerability.Cvss) ? vulnerability.Cvss.filter(isObject).map((c) => numberFrom(c.BaseScore)).find((s) => s !== null) : undefined;
+          const packages = Array.isArray(vulnerability.VulnerablePackages) ? vulnerability.VulnerablePackages.filter(isObject) : [];
           results.push(
             result({
               ...base,
@@ -99,16 +135,22 @@ export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowle
               rule_title: title,
               severity: base.severity ?? (cvss === undefined || cvss === null ? null : severityFromCvss(cvss)),
               cve: vulnerabilityId(id) ?? id,
+              vulnerability_kind: inspectorKind(packages, resourceFields.resource_type),
             }),
           );
         });
         continue;
       }
       const generator = text(finding.GeneratorId);
+      const type = findingType(finding);
+      // A generator that is an ARN (GuardDuty's detector) names where the finding came from, not what
+      // it found: the finding type does, so that different threats stay different rules.
+      const byType = !complianceStatus && !!type && (/^arn:/.test(generator ?? '') || !generator);
       const ruleId = findingTool === 'prowler'
         ? shape.string(finding.GeneratorId, at(pointer, 'GeneratorId'))
-        : text(compliance.SecurityControlId) ?? text(fields.ControlId) ?? text(fields.RuleId) ?? generator ?? shape.fail(at(pointer, 'GeneratorId'), 'must name the rule (Compliance.SecurityControlId, ProductFields.ControlId or GeneratorId)');
-      const alternates = [generator, text(fields.StandardsControlArn)].filter((id): id is string => !!id && id !== ruleId);
+        : text(compliance.SecurityControlId) ?? text(fields.ControlId) ?? text(fields.RuleId) ?? (byType ? type : generator) ?? shape.fail(at(pointer, 'GeneratorId'), 'must name the rule (Compliance.SecurityControlId, ProductFields.ControlId, GeneratorId or Types)');
+      const native = byType && type ? guardDutyType(type) : null;
+      const alternates = [byType ? null : generator, text(fields.StandardsControlArn), native].filter((id): id is string => !!id && id !== ruleId);
       results.push(
         result({
           ...base,
@@ -116,6 +158,7 @@ export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowle
           rule_id: ruleId,
           rule_title: title,
           rule_alternates: alternates.length ? alternates : undefined,
+          threat: !complianceStatus && !!type && THREAT_TYPES.test(type),
         }),
       );
     }

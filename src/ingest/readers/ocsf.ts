@@ -89,8 +89,8 @@ export function readOcsf(doc: Json, format: Extract<ScanFormat, 'ocsf' | 'prowle
       text(analytic.uid) ??
       text(analytic.name) ??
       shape.fail(at(at(pointer, 'metadata'), 'event_code'), 'must name the rule (metadata.event_code, or compliance.control for a compliance finding)');
-    const statusWord = text(event.status_code) ?? text(compliance.status) ?? text(compliance.status_code);
-    const suppressed = event.status === 'Suppressed' || event.status_id === 3;
+    const statusWord = verdictOf(event, compliance, classUid as number);
+    const suppressed = isSuppressed(event);
     let outcome = statusWord ? outcomeFromStatus(statusWord) : detectionOutcome(event);
     if (suppressed) outcome = outcome === 'fail' ? 'accepted' : 'other';
     results.push(
@@ -106,9 +106,40 @@ export function readOcsf(doc: Json, format: Extract<ScanFormat, 'ocsf' | 'prowle
   return { format, tool: tool || 'unknown', tool_version: toolVersion, results };
 }
 
-/** A detection without a compliance verdict reports a condition as present, unless it was resolved. */
+/** OCSF compliance.status_id: 1 Pass, 2 Warning, 3 Fail. */
+const COMPLIANCE_STATUS: Record<number, string> = { 1: 'Pass', 2: 'Warning', 3: 'Fail' };
+
+/**
+ * The verdict word, from the field the schema defines as the verdict: a Compliance Finding's
+ * `compliance.status` (or `status_id`); a Detection Finding's `status_code`, which is where
+ * Prowler writes PASS, FAIL or MANUAL. `status`/`status_id` are the finding's workflow state
+ * (New, In Progress, Suppressed, Resolved), never its verdict.
+ */
+function verdictOf(event: JsonObject, compliance: JsonObject, classUid: number): string | null {
+  const complianceWord = text(compliance.status) ?? (typeof compliance.status_id === 'number' ? (COMPLIANCE_STATUS[compliance.status_id] ?? null) : null);
+  return classUid === 2003 ? (complianceWord ?? text(event.status_code)) : (text(event.status_code) ?? complianceWord ?? text(compliance.status_code));
+}
+
+/**
+ * Workflow state Suppressed (status_id 3): the failure was muted. `status` is the caption of
+ * `status_id`; when a file's two disagree (a status_id of 3 captioned "New"), the caption is
+ * read, as the state a person sees, so a finding captioned New is not taken for a muted one.
+ */
+function workflowState(event: JsonObject): string {
+  const caption = text(event.status);
+  if (caption) return caption.toLowerCase();
+  const byId: Record<number, string> = { 1: 'new', 2: 'in progress', 3: 'suppressed', 4: 'resolved', 5: 'archived' };
+  return typeof event.status_id === 'number' ? (byId[event.status_id] ?? 'other') : 'new';
+}
+
+function isSuppressed(event: JsonObject): boolean {
+  return workflowState(event) === 'suppressed';
+}
+
+/** A detection without a verdict reports a condition as present, unless it was resolved. */
 function detectionOutcome(event: JsonObject): NormalisedResult['outcome'] {
-  if (event.status === 'Resolved' || event.status_id === 4) return 'pass';
-  if (event.status === 'Suppressed' || event.status_id === 3) return 'accepted';
+  const state = workflowState(event);
+  if (state === 'resolved' || state === 'archived') return 'pass';
+  if (state === 'suppressed') return 'accepted';
   return 'fail';
 }

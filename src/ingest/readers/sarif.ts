@@ -4,7 +4,8 @@
  * (a CVSS-style score) gives the severity, else the SARIF level.
  */
 import type { NormalisedResult, ReadOutcome } from '../model.js';
-import { cweIdsFrom, numberFrom, severityFromCvss, severityFromWord, timestampFrom, vulnerabilityId } from '../normalise.js';
+import type { Severity } from '../../core/vocabulary.js';
+import { cweIdsFrom, numberFrom, severityFromCvss, severityFromWord, timestampFrom, vulnerabilityId, vulnerabilityIdsIn } from '../normalise.js';
 import { at, isObject, Shape, text, type Json, type JsonObject } from '../shape.js';
 import { toolIdOf } from '../tools.js';
 import { result } from './common.js';
@@ -35,6 +36,43 @@ function cwesOf(holder: JsonObject, taxonomyNames: Map<number, string>): string[
 function securitySeverity(holder: JsonObject): number | null {
   return isObject(holder.properties) ? numberFrom(holder.properties['security-severity']) : null;
 }
+
+const SEVERITY_TAG = /^(critical|high|medium|moderate|low|negligible)$/i;
+
+/**
+ * The tool's own rating where it writes one beside SARIF's level: a `severity` property, a tag
+ * that is a severity word (Trivy tags its rules HIGH, MEDIUM…), a CVSS score property (Snyk's
+ * cvssv3_baseScore). The level (error, warning) is SARIF's triage hint, read last.
+ */
+function toolSeverity(holder: JsonObject): { level: Severity | null; score: number | null } {
+  const properties = isObject(holder.properties) ? holder.properties : {};
+  const word = severityFromWord(properties.severity);
+  const tag = Array.isArray(properties.tags) ? properties.tags.find((t) => typeof t === 'string' && SEVERITY_TAG.test(t)) : undefined;
+  const cvss = numberFrom(properties.cvssv3_baseScore) ?? numberFrom(properties.cvssScore) ?? numberFrom(properties.cvss);
+  return { level: word ?? severityFromWord(tag) ?? (cvss === null ? null : severityFromCvss(cvss)), score: cvss };
+}
+
+/**
+ * Vulnerability ids the result or its rule carries: in the rule id (Trivy and Grype write
+ * `CVE-2018-14618`, `CVE-2018-14618/curl` or `CVE-2021-36159-apk-tools`), in tags, or in
+ * properties that name advisories.
+ */
+function vulnerabilityIdsOf(ruleId: string, holders: JsonObject[]): string[] {
+  const values: unknown[] = [ruleId];
+  for (const holder of holders) {
+    const properties = isObject(holder.properties) ? holder.properties : {};
+    if (Array.isArray(properties.tags)) values.push(...properties.tags);
+    for (const [key, value] of Object.entries(properties)) {
+      if (!/cve|ghsa|vuln|advisor|osv/i.test(key)) continue;
+      if (Array.isArray(value)) values.push(...value);
+      else values.push(value);
+    }
+  }
+  return vulnerabilityIdsIn(values);
+}
+
+/** Manifests and lock files of language package managers: a vulnerability found in one is a dependency's. */
+const DEPENDENCY_FILE = /(^|\/)(package(-lock)?\.json|yarn\.lock|pnpm-lock\.yaml|npm-shrinkwrap\.json|pom\.xml|build\.gradle(\.kts)?|gradle\.lockfile|go\.(mod|sum)|requirements[^/]*\.txt|Pipfile(\.lock)?|poetry\.lock|Gemfile(\.lock)?|Cargo\.(toml|lock)|composer\.(json|lock)|packages\.lock\.json|[^/]+\.(csproj|jar|war|ear))$/i;
 
 export function readSarif(doc: Json): ReadOutcome {
   const root = shape.object(doc, '');
@@ -83,6 +121,8 @@ export function readSarif(doc: Json): ReadOutcome {
       const defaultLevel = rule && isObject(rule.defaultConfiguration) ? text(rule.defaultConfiguration.level) : null;
       const level = text(item.level) ?? defaultLevel ?? 'warning';
       const score = securitySeverity(item) ?? (rule ? securitySeverity(rule) : null);
+      const own = toolSeverity(item).level ? toolSeverity(item) : rule ? toolSeverity(rule) : { level: null, score: null };
+      const vulnerabilities = vulnerabilityIdsOf(ruleId, rule ? [rule, item] : [item]);
       const location = Array.isArray(item.locations) && isObject(item.locations[0]) ? item.locations[0] : {};
       const physical = isObject(location.physicalLocation) ? location.physicalLocation : {};
       const artifact = isObject(physical.artifactLocation) ? physical.artifactLocation : {};
@@ -100,11 +140,12 @@ export function readSarif(doc: Json): ReadOutcome {
           resource,
           raw_status: suppressed ? `${kind} (suppressed)` : kind,
           outcome,
-          severity: score !== null ? severityFromCvss(score) : severityFromWord(level),
-          severity_score: score === null ? null : Math.round(score * 100) / 10,
+          severity: score !== null ? severityFromCvss(score) : (own.level ?? severityFromWord(level)),
+          severity_score: score !== null ? Math.round(score * 100) / 10 : own.score === null ? null : Math.round(own.score * 100) / 10,
           observed_at: observedAt,
           cwe: [...new Set([...(rule ? cwesOf(rule, taxonomyNames) : []), ...cwesOf(item, taxonomyNames)])],
-          cve: vulnerabilityId(ruleId),
+          cve: vulnerabilityId(ruleId) ?? vulnerabilities[0] ?? null,
+          vulnerability_kind: vulnerabilities.length ? (DEPENDENCY_FILE.test(text(artifact.uri) ?? '') ? 'dependency' : undefined) : undefined,
         }),
       );
     });

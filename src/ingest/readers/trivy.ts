@@ -4,7 +4,7 @@
  * `Misconfigurations[]` lists of workloads). Each result contributes its vulnerabilities,
  * misconfigurations (passes included when Trivy lists them) and secrets.
  */
-import type { NormalisedResult, ReadOutcome } from '../model.js';
+import type { NormalisedResult, ReadOutcome, VulnerabilityKind } from '../model.js';
 import { cweIdsFrom, numberFrom, outcomeFromStatus, severityFromWord, timestampFrom, vulnerabilityId } from '../normalise.js';
 import { at, isObject, Shape, text, type Json, type JsonObject } from '../shape.js';
 import { result } from './common.js';
@@ -33,6 +33,18 @@ function highestCvss(vulnerability: JsonObject): number | null {
   return best;
 }
 
+/**
+ * Trivy's result classes: os-pkgs are the operating-system packages of an image or a host,
+ * lang-pkgs language dependencies. Older files have no class: a Kubernetes workload's results are
+ * its image's.
+ */
+function kindOfClass(value: unknown, scope: Scope): VulnerabilityKind {
+  const word = text(value) ?? '';
+  if (word === 'os-pkgs') return 'os-package';
+  if (word === 'lang-pkgs') return 'dependency';
+  return scope.provider === 'kubernetes' ? 'image' : 'dependency';
+}
+
 function readResult(value: Json, pointer: string, scope: Scope, results: NormalisedResult[]): void {
   const item = shape.object(value, pointer);
   const target = text(item.Target) ?? '';
@@ -59,6 +71,7 @@ function readResult(value: Json, pointer: string, scope: Scope, results: Normali
         cwe: cweIdsFrom(Array.isArray(vulnerability.CweIDs) ? vulnerability.CweIDs : []),
         // Every entry of Vulnerabilities is one, whatever its id's form (CVE, GHSA, Debian TEMP-…).
         cve: vulnerabilityId(id) ?? id,
+        vulnerability_kind: kindOfClass(item.Class, scope),
         resource_type: 'package',
       }),
     );
