@@ -7,6 +7,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkovName, looksCut } from './checkov-names.js';
 
 interface SourceInfo {
   repo: string;
@@ -119,10 +120,15 @@ export function extractFacts(referenceDir: string, factsDir: string): Record<str
 
   // ---- Checkov ----
   const checkov = readJson<{ source: SourceInfo; checks: Array<{ check_id: string; name: string; provider: string; categories: string[]; nist_800_53_r5: string[] }> }>(tools, 'checkov_checks.json');
+  // The reference cuts some names at a quote mark; checkov-names.ts holds the full names, and a
+  // cut name it does not correct stops the extraction (a cut name would join unrelated checks).
+  const checkovNames = new Map(checkov.checks.map((c) => [c.check_id, checkovName(c.check_id, c.name)]));
+  const stillCut = [...checkovNames].filter(([, name]) => looksCut(name)).map(([id, name]) => `${id} '${name}'`);
+  if (stillCut.length) throw new Error(`checkov_checks.json: names cut short, add them to CHECKOV_NAME_CORRECTIONS: ${stillCut.join(', ')}`);
   write('checkov.json', {
     source: sourceOf(checkov.source),
     columns: ['check_id', 'provider', 'categories', 'nist_800_53_r5', 'name'],
-    checks: checkov.checks.map((c) => [c.check_id, c.provider, c.categories.join(' '), c.nist_800_53_r5 ?? [], c.name]).sort(byKey),
+    checks: checkov.checks.map((c) => [c.check_id, c.provider, c.categories.join(' '), c.nist_800_53_r5 ?? [], checkovNames.get(c.check_id)!]).sort(byKey),
   });
   counts.checkov_checks = checkov.checks.length;
 
