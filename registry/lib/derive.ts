@@ -80,8 +80,9 @@ function controlOf(model: RegistryModel, framework: string, id: string): Control
   return model.frameworkByCode.get(framework)?.byId.get(id);
 }
 
+/** Pairs of the crosswalks we may serve: a file marked serve: false (its licence) derives nothing. */
 export function crosswalkPairs(model: RegistryModel): ControlPair[] {
-  return model.crosswalks.flatMap((crosswalk) => expandCrosswalk(crosswalk, model.frameworkByCode).pairs);
+  return model.crosswalks.filter((crosswalk) => crosswalk.serve).flatMap((crosswalk) => expandCrosswalk(crosswalk, model.frameworkByCode).pairs);
 }
 
 interface Candidate extends MappingNode {

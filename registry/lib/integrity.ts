@@ -173,6 +173,9 @@ function checkDomains(parsed: ParsedSources, issues: Issues): Map<string, Domain
   return new Map(DOMAIN_CODES.filter((code) => domains.has(code)).map((code) => [code, domains.get(code)!]));
 }
 
+/** Creative Commons NonCommercial licences (CC BY-NC, BY-NC-SA, BY-NC-ND) and other non-commercial terms. */
+const NON_COMMERCIAL = /\bBY-NC\b|non-?commercial/i;
+
 function checkCrosswalks(parsed: ParsedSources, frameworks: Map<string, FrameworkNode>, issues: Issues): CrosswalkNode[] {
   const out: CrosswalkNode[] = [];
   for (const file of parsed.crosswalks) {
@@ -198,7 +201,11 @@ function checkCrosswalks(parsed: ParsedSources, frameworks: Map<string, Framewor
       }
       rows.push({ a, b, relationship });
     }
-    if (usable) out.push({ stem, file: file.file, framework_a: doc.framework_a, framework_b: doc.framework_b, publisher: doc.publisher, rows });
+    // A non-commercial licence does not cover serving the rows from a commercial API.
+    if (doc.licence && NON_COMMERCIAL.test(doc.licence) && doc.serve !== false) {
+      issues.error(file.file, '/serve', `must be false: the licence '${doc.licence}' does not allow serving the rows or mappings derived from them commercially`);
+    }
+    if (usable) out.push({ stem, file: file.file, framework_a: doc.framework_a, framework_b: doc.framework_b, publisher: doc.publisher, serve: doc.serve !== false, rows });
   }
   return out.sort((x, y) => byString(x.stem, y.stem));
 }
@@ -265,6 +272,10 @@ function checkProvenance(ctx: SignalContext, file: string, path: string, mapping
     }
     if (!ctx.crosswalks.has(p.source)) {
       issues.error(file, `${at}/source`, `crosswalk '${p.source}' does not exist in crosswalks/`);
+      return;
+    }
+    if (!ctx.crosswalks.get(p.source)!.serve) {
+      issues.error(file, `${at}/source`, `crosswalk '${p.source}' is not served (serve: false, its licence), so no mapping may follow it`);
       return;
     }
     if (!ctx.crosswalkVia.get(`${p.source}|${mapping.framework}|${mapping.control}`)?.has(p.via)) {

@@ -65,6 +65,8 @@ export interface CrosswalkNode {
   framework_a: string;
   framework_b: string;
   publisher: string;
+  /** false: its licence forbids serving the rows or what follows from them (checked, never derived from). */
+  serve: boolean;
   rows: CrosswalkRow[];
 }
 

@@ -97,6 +97,8 @@ export const FrameworkCatalogFile = Closed({
   description: Text,
   gap_analysis: Type.Boolean(),
   source: Type.Optional(Type.String()),
+  /** The licence of the catalog's source (docs/registry-sources.md, Licences: what it allows, what we serve). */
+  licence: Type.Optional(Text),
   controls: Type.Array(CatalogControl, { minItems: 1 }),
 });
 export type FrameworkCatalogFile = Static<typeof FrameworkCatalogFile>;
@@ -187,6 +189,13 @@ export const CrosswalkFile = Closed({
   publisher: Text,
   source: Type.Optional(Type.String()),
   relationship_semantics: Type.Optional(Nullable(Type.String())),
+  /** The licence of the published mapping (docs/registry-sources.md, Licences). */
+  licence: Type.Optional(Text),
+  /**
+   * false: the licence does not let a commercial service serve the rows or anything that follows
+   * from them; the compiler checks the rows but derives no mapping or crosswalk record from them.
+   */
+  serve: Type.Optional(Type.Boolean()),
   rows: Type.Array(Type.Tuple([Text, Text, Text])),
 });
 export type CrosswalkFile = Static<typeof CrosswalkFile>;
