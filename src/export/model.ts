@@ -134,6 +134,8 @@ export interface ExportScope {
   /** Tools the findings name; empty when none does. */
   sources: string[];
   findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number };
+  /** For an analysis of a scanner file: "N of M results were not recognised: …"; null otherwise. */
+  not_recognised: string | null;
   analysis_options: { min_confidence?: number; include_resolved?: boolean };
   registry_version: string;
   scoring_version: string;
@@ -152,6 +154,7 @@ export function exportScope(view: ExportView): ExportScope {
     observed_to: findings.observed_to ?? null,
     sources: findings.sources ?? [],
     findings: { submitted: findings.submitted, analyzed: findings.analyzed, excluded_resolved: findings.excluded_resolved, unmapped: findings.unmapped },
+    not_recognised: findings.not_recognised?.message ?? null,
     analysis_options: { min_confidence: options.min_confidence, include_resolved: options.include_resolved },
     registry_version: view.meta.registry_version,
     scoring_version: view.meta.scoring_version,

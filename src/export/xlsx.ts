@@ -153,6 +153,8 @@ function summarySheet(workbook: ExcelJS.Workbook, view: ExportView, header: Expo
     ['Findings analysed', findings.analyzed],
     ['Resolved findings excluded', findings.excluded_resolved],
     ['Findings with no mapping', findings.unmapped],
+    // A scanner file's results that no signal recognises: "N of M results were not recognised: …".
+    ...(findings.not_recognised ? ([['Results not recognised', findings.not_recognised.message]] as Array<[string, string]>) : []),
     ['Registry version', view.meta.registry_version],
     ['Scoring version', view.meta.scoring_version],
     ['Export format version', header.format_version],

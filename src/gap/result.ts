@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AnalysisOptions, AnalysisOutcome, CommonGap, ControlAssessment, Finding, FrameworkOutcome, Remediation } from './engine.js';
 import { RESULT_FORMAT_VERSION, SCORING_VERSION, type PostureTally } from './scoring.js';
-import type { AnalysisResult as AnalysisResultSchema } from '../schemas/gap-result.js';
+import type { AnalysisResult as AnalysisResultSchema, NotRecognisedResults } from '../schemas/gap-result.js';
 import type { DataMemberSpans } from './variant.js';
 
 export interface ResultContext {
@@ -70,6 +70,16 @@ class ResourceTable {
 }
 
 /**
+ * An analysis of a scanner file: the file's results that resolved to no signal never became
+ * findings, yet they are what the user sent; they count as unmapped and are named (docs/ingest.md).
+ */
+function withUnrecognisedResults(findings: AnalysisOutcome['findings'], extraMeta: Record<string, unknown>): Data['summary']['findings'] {
+  const imported = extraMeta.import as { not_recognised?: NotRecognisedResults } | undefined;
+  const notRecognised = imported?.not_recognised;
+  return notRecognised ? { ...findings, unmapped: findings.unmapped + notRecognised.results, not_recognised: notRecognised } : findings;
+}
+
+/**
  * The analysis result in both of the spec's shapes at once (2.7), as JSON text: Variant A
  * (analysis_id, summary, frameworks[]) and Variant B (id, posture, by_framework, cross_framework).
  *
@@ -99,7 +109,7 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
     controls_by_status: overall.counts,
     critical_gaps: overall.critical_gaps,
     high_risk_gaps: overall.high_gaps,
-    findings: outcome.findings,
+    findings: withUnrecognisedResults(outcome.findings, extraMeta),
   };
   const posture: Data['posture'] = { status: overall.status, score: overall.score };
   const options: Data['options'] = context.options;

@@ -11,6 +11,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Tier } from '../tiers.js';
 import { convertResults } from './convert.js';
 import type { ImportResult, ScanFormat } from './model.js';
+import type { NotRecognisedResults } from '../schemas/gap-result.js';
 import { readScan, UnknownScanFormatError, type FormatChoice } from './read.js';
 import { ScanShapeError } from './shape.js';
 
@@ -81,6 +82,22 @@ export function importFindings(registry: Registry, task: ImportFindingsTask): Im
   }
 }
 
+/** How many rule ids the "not recognised" line names; the rest are counted. */
+export const NOT_RECOGNISED_LISTED = 20;
+
+/**
+ * The file's results whose rule resolved to no signal, as the analysis summary and the exports
+ * state them ("N of M results were not recognised: …"); undefined when every result was.
+ */
+export function notRecognisedOf(result: ImportResult): NotRecognisedResults | undefined {
+  const { unmapped: count, results } = result.summary;
+  if (!count) return undefined;
+  const ruleIds = result.unmapped.slice(0, NOT_RECOGNISED_LISTED).map((rule) => rule.rule_id);
+  const more = Math.max(0, result.unmapped.length - ruleIds.length);
+  const message = `${count} of ${results} results were not recognised: ${ruleIds.join(', ')}${more ? ` and ${more} more rule${more === 1 ? '' : 's'}` : ''}`;
+  return { results: count, of: results, rule_ids: ruleIds, more, message };
+}
+
 /**
  * Converts the file and analyses its findings as POST /v1/gap-analysis would a request of them:
  * same validation (tier limits on the converted findings), same engine, same result, plus
@@ -94,6 +111,7 @@ export function importAnalysis(registry: Registry, task: ImportAnalysisTask): An
     return asOutput(error);
   }
   const { result, meta } = converted;
+  const notRecognised = notRecognisedOf(result);
   const importMeta = {
     import: {
       format: result.format,
@@ -102,6 +120,7 @@ export function importAnalysis(registry: Registry, task: ImportAnalysisTask): An
       ...meta,
       summary: result.summary,
       unmapped: result.unmapped,
+      ...(notRecognised && { not_recognised: notRecognised }),
     },
   };
   return analyzeRequest(registry, task, () => ({ frameworks: task.frameworks, findings: result.findings, options: task.options }), importMeta);

@@ -111,6 +111,22 @@ const FrameworkSynergy = Type.Object({
   note: Type.String(),
 });
 
+/**
+ * An analysis of a scanner file (POST /v1/gap-analysis/import): the file's results whose rule
+ * resolved to no signal, which `findings.unmapped` counts too (docs/ingest.md).
+ */
+export const NotRecognisedResults = Type.Object(
+  {
+    results: Type.Integer({ minimum: 1, description: 'Results of the file whose rule resolved to no signal' }),
+    of: Type.Integer({ minimum: 1, description: 'Results in the file' }),
+    rule_ids: Type.Array(Type.String(), { maxItems: 20, description: 'Their rule ids, most failures first, at most 20' }),
+    more: Type.Integer({ minimum: 0, description: 'Rule ids beyond those listed' }),
+    message: Type.String({ description: '"N of M results were not recognised: …"' }),
+  },
+  { description: 'Results of the imported file that no signal recognises' },
+);
+export type NotRecognisedResults = Static<typeof NotRecognisedResults>;
+
 /** `data` of POST /v1/gap-analysis and GET /v1/gap-analysis/{id}: Variant A and Variant B fields side by side. */
 export const AnalysisResultData = Type.Object(
   {
@@ -137,6 +153,7 @@ export const AnalysisResultData = Type.Object(
         observed_from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Earliest observed_at of the findings' }),
         observed_to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Latest observed_at of the findings' }),
         sources: Type.Array(Type.String(), { description: 'The tools the findings name (source.tool), sorted' }),
+        not_recognised: Type.Optional(NotRecognisedResults),
       }),
     }),
     posture: Type.Object({ status: StringEnum(POSTURE_STATUSES), score: Score }),

@@ -1,6 +1,6 @@
 /** Response schemas of scanner import (docs/ingest.md), for the OpenAPI document. */
 import { Type } from '@sinclair/typebox';
-import { AnalysisResultMeta } from './gap-result.js';
+import { AnalysisResultMeta, NotRecognisedResults } from './gap-result.js';
 import { FINDING_STATUSES, SEVERITIES } from '../core/vocabulary.js';
 import { StringEnum } from './string-enum.js';
 
@@ -96,6 +96,7 @@ export const AnalysisImportSchema = Type.Object({
   formats_considered: Type.Array(StringEnum(SCAN_FORMATS)),
   summary: ImportSummarySchema,
   unmapped: Type.Array(UnmappedRuleSchema),
+  not_recognised: Type.Optional(NotRecognisedResults),
 });
 
 /** The create result's meta plus `import`. */

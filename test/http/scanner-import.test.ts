@@ -2,6 +2,7 @@ import t from 'tap';
 import { startTestService, call } from '../helpers/service.js';
 import { fixture } from '../ingest/helpers.js';
 import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
+import { pdfToText, readWorkbook } from '../export/read-back.js';
 
 /** A Prowler CSV of `rows` failing results on distinct buckets: large enough to go to the worker pool. */
 function bigProwlerCsv(rows: number): string {
@@ -133,4 +134,41 @@ t.test('XML over HTTP: a Nessus file as application/xml; a DTD is refused', asyn
   });
   t.equal(dtd.status, 400);
   t.match(dtd.body.error, { code: 'scan_unreadable', details: { format: 'nessus', line: 2 } });
+});
+
+t.test('results no signal recognises are counted and named: summary, meta.import, PDF and XLSX', async (t) => {
+  const key = await service.key('teams');
+  // KICS: the secret query resolves through its CWE, the versioning query (a UUID, no CWE) does not.
+  const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', { key, rawBody: fixture('kics.json'), headers: { 'content-type': 'application/json' } });
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  const message = '1 of 2 results were not recognised: 568a4d22-3517-44a6-a7ad-6a7eed88722c';
+  const { findings } = res.body.data.summary;
+  const converted = await call(service, 'POST', '/v1/findings/import', { key, rawBody: fixture('kics.json'), headers: { 'content-type': 'application/json' } });
+  const created = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['SOC2'], findings: converted.body.data.findings, options: { include_resolved: true } } });
+  t.equal(findings.unmapped, created.body.data.summary.findings.unmapped + 1, 'the unrecognised result counts as unmapped, beside findings whose signal reaches no control');
+  t.same(findings.not_recognised, { results: 1, of: 2, rule_ids: ['568a4d22-3517-44a6-a7ad-6a7eed88722c'], more: 0, message });
+  t.equal(res.body.meta.import.not_recognised.message, message);
+
+  // Every result unrecognised: the summary does not say 0.
+  const none = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', { key, rawBody: fixture('snyk-iac.json'), headers: { 'content-type': 'application/json' } });
+  t.equal(none.status, 200, none.text.slice(0, 300));
+  t.equal(none.body.data.summary.findings.submitted, 0);
+  t.equal(none.body.data.summary.findings.unmapped, 2);
+  t.equal(none.body.data.summary.findings.not_recognised.message, '2 of 2 results were not recognised: SNYK-CC-TF-124, SNYK-CC-TF-45');
+
+  // Every result recognised: no such member.
+  const all = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
+  t.equal(all.body.data.summary.findings.not_recognised, undefined);
+
+  const exported = async (format: 'pdf' | 'xlsx') => {
+    const response = await fetch(`${service.url}/v1/gap-analysis/${res.body.data.id}/export?format=${format}`, { headers: { authorization: `Bearer ${key}` } });
+    t.equal(response.status, 200, `${format} exported`);
+    return Buffer.from(await response.arrayBuffer());
+  };
+  const text = (await pdfToText(await exported('pdf'))).replace(/\s+/g, ' ');
+  t.ok(text.includes(message), 'the PDF says it');
+  const workbook = await readWorkbook(await exported('xlsx'));
+  const cells: string[] = [];
+  workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => cells.push(String(cell.value)))));
+  t.ok(cells.includes(message), 'the XLSX says it');
 });

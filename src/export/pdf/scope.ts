@@ -38,6 +38,7 @@ export function scopePage(doc: Doc, view: ExportView): void {
     ['Findings observed', period],
     ['Sources', scope.sources.length ? scope.sources.join(', ') : 'not named by the findings'],
     ['Findings', `${scope.findings.submitted} submitted, ${scope.findings.analyzed} analysed, ${scope.findings.excluded_resolved} resolved left out, ${scope.findings.unmapped} with no mapping`],
+    ...(scope.not_recognised ? ([['Not recognised', scope.not_recognised]] as Array<[string, string]>) : []),
     ['Minimum confidence', options.min_confidence === undefined ? 'as the analysis defaulted' : String(options.min_confidence)],
     ['Resolved findings', options.include_resolved ? 'included as passing evidence' : 'left out'],
     ['Registry version', scope.registry_version],

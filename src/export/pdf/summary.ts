@@ -36,6 +36,9 @@ export function executiveSummary(doc: Doc, view: ExportView): void {
       `${plural(gapsTotal, 'gap')} ${gapsTotal === 1 ? 'needs' : 'need'} attention, of which ${s.critical_gaps} critical and ${s.high_gaps} high severity` +
       (view.commonGaps.length ? `; ${plural(view.commonGaps.length, 'weakness', 'weaknesses')} open gaps in more than one framework, where one fix counts several times.` : '.'),
   );
+  // An analysis of a scanner file says what of the file it could not read into findings.
+  const notRecognised = view.data.summary.findings.not_recognised;
+  if (notRecognised) paragraph(doc, `${notRecognised.message}.`);
   doc.moveDown(0.8);
 
   subheading(doc, 'Posture score by framework');
