@@ -87,7 +87,14 @@ const WEAKNESS_CLASSES: readonly WeaknessClass[] = [
   },
   {
     name: 'exposure of sensitive information',
-    cwes: [200, 201, 209, 212, 215, 312, 313, 315, 359, 497, 532, 538, 548],
+    cwes: [200, 201, 209, 212, 215, 312, 313, 315, 359, 497, 527, 530, 532, 538, 541, 548],
+    signals: [VULNERABILITY_OPEN],
+  },
+  {
+    // What DAST tools (ZAP) report of a web application's own protections: missing security
+    // headers, framing, caching of sensitive pages (ZAP's older releases file them under CWE-16).
+    name: 'web application protection settings',
+    cwes: [16, 524, 525, 644, 693, 933, 1021],
     signals: [VULNERABILITY_OPEN],
   },
 ];

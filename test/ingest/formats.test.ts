@@ -1,5 +1,7 @@
 import t from 'tap';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
 import { scannerImportRoutes } from '../../src/api/scanner-import.js';
 import { GENERIC_MEDIA_TYPES, SCAN_ROWS } from '../../src/ingest/formats.js';
 import { SCAN_FORMATS, type ScanFormat } from '../../src/ingest/model.js';
@@ -40,6 +42,11 @@ t.test('each fixture read under its own format name gives what auto gives', asyn
     t.equal(named.results.length, results, `${name} as format=${format}`);
     t.same(named.considered, [format]);
   }
+});
+
+t.test('docs/ingest.md has a row for every format', async (t) => {
+  const docs = readFileSync(join(projectRoot, 'docs', 'ingest.md'), 'utf8');
+  for (const [format] of SCAN_ROWS) t.ok(docs.includes(`| \`${format}\` |`), format);
 });
 
 t.test('the fixtures README lists every fixture', async (t) => {
