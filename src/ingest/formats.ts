@@ -22,7 +22,7 @@ import { isHdf, readHdf } from './readers/hdf.js';
 import { isKics, readKics } from './readers/kics.js';
 import { readKubeBench } from './readers/kube-bench.js';
 import { isKubescape, readKubescape } from './readers/kubescape.js';
-import { isNessus, readNessus } from './readers/nessus.js';
+import { isNessus, NESSUS_SKIPPED_ELEMENTS, readNessus } from './readers/nessus.js';
 import { readOcsf } from './readers/ocsf.js';
 import { isProwlerV2Csv, isProwlerV2Json, readProwlerCsv, readProwlerNative, readProwlerV2Csv, readProwlerV2Json } from './readers/prowler.js';
 import { readSarif } from './readers/sarif.js';
@@ -61,6 +61,8 @@ export interface DelimitedReaderRow extends RowFacts {
 
 export interface XmlReaderRow extends RowFacts {
   syntax: 'xml';
+  /** Elements the reader never reads, kept unparsed (their text can be most of a file). */
+  skipped_elements?: readonly string[];
   detect(doc: XmlDocument): boolean;
   read(doc: XmlDocument): ReadOutcome;
 }
@@ -330,6 +332,7 @@ export const SCAN_READERS: Readonly<Record<ScanFormat, ScanReaderRow>> = {
     tool: 'nessus',
     media_types: XML_TYPES,
     syntax: 'xml',
+    skipped_elements: NESSUS_SKIPPED_ELEMENTS,
     detect: isNessus,
     read: readNessus,
   },
@@ -337,5 +340,8 @@ export const SCAN_READERS: Readonly<Record<ScanFormat, ScanReaderRow>> = {
 
 /** Every media type some row accepts, with the generic ones: the scanner-import routes' `accepts`. */
 export const SCAN_MEDIA_TYPES: readonly string[] = [...new Set([...Object.values(SCAN_READERS).flatMap((row) => row.media_types), ...GENERIC_MEDIA_TYPES])];
+
+/** Elements every XML row leaves unread: parsing a file for detection skips them too. */
+export const XML_SKIPPED_ELEMENTS: readonly string[] = [...new Set(Object.values(SCAN_READERS).flatMap((row) => (row.syntax === 'xml' ? (row.skipped_elements ?? []) : [])))];
 
 export const SCAN_ROWS: ReadonlyArray<[ScanFormat, ScanReaderRow]> = Object.entries(SCAN_READERS) as Array<[ScanFormat, ScanReaderRow]>;

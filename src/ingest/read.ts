@@ -10,7 +10,7 @@
  */
 import { ApiError } from '../core/errors.js';
 import { MAX_JSON_DEPTH, nestingBeyond } from '../core/json-body.js';
-import { SCAN_READERS, SCAN_ROWS, type ScanReaderRow, type ScanSyntax } from './formats.js';
+import { SCAN_READERS, SCAN_ROWS, XML_SKIPPED_ELEMENTS, type ScanReaderRow, type ScanSyntax } from './formats.js';
 import type { ReadOutcome, ScanFormat } from './model.js';
 import { ScanShapeError, type Json } from './shape.js';
 import { parseXml, type XmlDocument } from './xml.js';
@@ -107,7 +107,7 @@ type Parsed = { syntax: 'json'; doc: Json } | { syntax: 'delimited'; columns: Se
 
 function parse(bytes: Uint8Array, syntax: ScanSyntax, format: ScanFormat | null): Parsed {
   if (syntax === 'json') return { syntax, doc: parseJson(bytes, format) };
-  if (syntax === 'xml') return { syntax, doc: parseXml(bytes, format) };
+  if (syntax === 'xml') return { syntax, doc: parseXml(bytes, format, XML_SKIPPED_ELEMENTS) };
   return { syntax, columns: headerColumns(bytes), bytes };
 }
 

@@ -23,8 +23,10 @@ export interface XmlDocument {
   element: XmlElement;
 }
 
-function parser(): XMLParser {
+function parser(skipped: readonly string[]): XMLParser {
   return new XMLParser({
+    // Elements no reader reads (long descriptions, plugin output) are kept as raw text, not parsed.
+    stopNodes: skipped.map((name) => `*.${name}`),
     ignoreAttributes: false,
     attributeNamePrefix: '@_',
     processEntities: false,
@@ -50,7 +52,7 @@ function lineAt(source: string, index: number): number {
   return line;
 }
 
-export function parseXml(bytes: Uint8Array, format: ScanFormat | null): XmlDocument {
+export function parseXml(bytes: Uint8Array, format: ScanFormat | null, skipped: readonly string[] = []): XmlDocument {
   if (bytes.byteLength > MAX_XML_BYTES) throw new ScanShapeError(format, { line: 1 }, `is larger than the ${MAX_XML_BYTES} bytes an XML file may have`);
   const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').replace(/^\uFEFF/, '');
   const declared = declarationAt(source);
@@ -60,7 +62,7 @@ export function parseXml(bytes: Uint8Array, format: ScanFormat | null): XmlDocum
   if (valid !== true) throw new ScanShapeError(format, { line: valid.err.line }, `is not well-formed XML: ${valid.err.msg}`);
   let parsed: unknown;
   try {
-    parsed = parser().parse(source);
+    parsed = parser(skipped).parse(source);
   } catch (error) {
     const message = (error as Error).message;
     const line = /line[:\s]+(\d+)/i.exec(message);

@@ -13,6 +13,9 @@ import { ScanShapeError } from '../shape.js';
 import { xmlChildren, xmlText, type XmlDocument, type XmlElement } from '../xml.js';
 import { result } from './common.js';
 
+/** Long text the reader does not read: parsed as raw text (formats.ts). */
+export const NESSUS_SKIPPED_ELEMENTS = ['Policy', 'description', 'plugin_output', 'solution', 'synopsis', 'see_also'] as const;
+
 const SEVERITY: Record<number, Severity> = { 0: 'info', 1: 'low', 2: 'medium', 3: 'high', 4: 'critical' };
 
 export function isNessus(doc: XmlDocument): boolean {
