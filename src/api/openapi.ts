@@ -174,8 +174,11 @@ function operation(route: Route): JsonObject {
     ],
   };
   const example = OPERATION_EXAMPLES[`${route.method} ${route.path}`];
-  if (route.body) op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: plain(route.body), ...(example?.request !== undefined && { example: example.request }) } } };
-  else if (route.accepts) {
+  if (route.body) {
+    op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: plain(route.body), ...(example?.request !== undefined && { example: example.request }) } } };
+    // A JSON body that may also come as a file (custom frameworks: CSV, XLSX).
+    for (const type of route.accepts ?? []) if (type !== JSON_TYPE) (op.requestBody as { content: JsonObject }).content[type] = { schema: { type: 'string', format: 'binary' } };
+  } else if (route.accepts) {
     // A file as another tool wrote it: bytes in any of the declared media types.
     op.requestBody = { required: true, content: Object.fromEntries(route.accepts.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) };
   }

@@ -455,6 +455,18 @@ function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[]
     }
     return set;
   };
+  // Into a custom framework: the signals its controls have at the floor, read off its own few
+  // controls rather than asking every signal of the other framework where it maps (measured:
+  // that was 10 ms of a 500-finding analysis against 10 frameworks and a 324-control custom one).
+  const intoCustom = new Map<string, Set<string>>();
+  const signalsInto = (code: string) => {
+    let set = intoCustom.get(code);
+    if (!set) {
+      set = new Set(registry.controls(code).flatMap((control) => control.mapped_signals.filter((s) => s.confidence >= minConfidence).map((s) => s.signal_id)));
+      intoCustom.set(code, set);
+    }
+    return set;
+  };
   const result: FrameworkSynergy[] = [];
   for (const a of frameworks) {
     for (const b of frameworks) {
@@ -464,11 +476,12 @@ function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[]
       if (percentage === undefined) {
         let mapped = 0;
         let shared = 0;
+        const into = isCustom(b) ? signalsInto(b) : undefined;
         for (const control of registry.controls(a)) {
           const signals = control.mapped_signals.filter((s) => s.confidence >= minConfidence);
           if (!signals.length) continue;
           mapped += 1;
-          if (signals.some((s) => reach(s.signal_id).has(b))) shared += 1;
+          if (signals.some((s) => (into ? into.has(s.signal_id) : reach(s.signal_id).has(b)))) shared += 1;
         }
         percentage = mapped ? Math.round((1000 * shared) / mapped) / 10 : 0;
         if (cacheKey !== undefined) synergyCache.set(cacheKey, percentage);

@@ -42,6 +42,19 @@ export async function operationCalls(service: { url: string }, key: string): Pro
     '',
   ].join('\n');
   const resolveBody = { resources: [{ provider: 'aws', resource_type: 'AWS::S3::Bucket' }] };
+  // A custom framework of our own (docs/custom-frameworks.md): a control with a direct signal, one equal to a HIPAA control.
+  const customBody = {
+    code: 'ACME-ISP',
+    name: 'ACME information security policy',
+    version: '2026.1',
+    controls: [
+      { id: 'AC-1', title: 'Administrators use multi-factor authentication', category: 'Access control', signals: [{ signal_id: picked[0].signal_id, relationship: 'primary', confidence: 0.9 }] },
+      { id: 'AC-2', title: 'Access reviews', category: 'Access control', corresponds_to: [{ framework: 'HIPAA', control_id: picked[1].control_id, relationship: 'equal' }] },
+    ],
+  };
+  const { code: _code, ...customVersion } = { ...customBody, version: '2026.2' };
+  const retired = await post('/v1/frameworks', { ...customBody, code: 'RETIRED' });
+  if (retired.status !== 200) throw new Error(`custom framework not created: ${retired.text.slice(0, 200)}`);
 
   const table: Array<[string, string, () => Promise<CallResult>, unknown?]> = [
     ['GET', '/healthz', () => call(service, 'GET', '/healthz')],
@@ -64,6 +77,12 @@ export async function operationCalls(service: { url: string }, key: string): Pro
     ['GET', '/v1/stats', () => get('/v1/stats')],
     ['GET', '/v1/frameworks', () => get('/v1/frameworks')],
     ['GET', '/v1/frameworks/:code/controls', () => get('/v1/frameworks/HIPAA/controls')],
+    ['POST', '/v1/frameworks', () => post('/v1/frameworks', customBody), customBody],
+    ['PUT', '/v1/frameworks/:code', () => call(service, 'PUT', '/v1/frameworks/ACME-ISP', { key, body: customVersion }), customVersion],
+    ['GET', '/v1/frameworks/:code', () => get('/v1/frameworks/ACME-ISP')],
+    ['GET', '/v1/frameworks/:code/coverage', () => get('/v1/frameworks/ACME-ISP/coverage')],
+    ['GET', '/v1/frameworks/template', () => get('/v1/frameworks/template')],
+    ['DELETE', '/v1/frameworks/:code', () => call(service, 'DELETE', '/v1/frameworks/RETIRED', { key })],
     ['GET', '/v1/controls', () => get('/v1/controls?framework=HIPAA&per_page=5')],
     ['GET', '/v1/controls/:id', () => get(`/v1/controls/${encodeURIComponent(control.id)}?framework=HIPAA`)],
     ['GET', '/v1/artifact-types', () => get('/v1/artifact-types?per_page=3')],
