@@ -19,6 +19,7 @@ import { Catalogs, readFacts } from './generate/inputs.js';
 import { readRules } from './generate/rules.js';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readReview, reviewFigures, reviewPath, reviewProblems, type ReviewFigures } from './review.js';
 
 // ---- targets ----
 
@@ -38,12 +39,20 @@ export const TARGETS = {
   signalsWithToolMappings: 500,
   /** The 12 signals with the most tool mappings hold less than this share of all tool mappings. */
   largestTwelveSharePct: 15,
-  /** Prowler (check, requirement) pairs, over the frameworks both cover, that the chain rule → signal → control reaches at >= 0.7. */
-  prowlerRecallPct: 90,
   /** Active signals reaching >= 2 gap-analysis frameworks at >= 0.7 (any provenance: the gap analysis's default view). */
   reachAllPct: 60,
   reachDomainPct: 40,
+  /** Precision review of the mappings at >= 0.7 (registry/review): population-weighted shares. */
+  reviewExactPct: 90,
+  reviewWrongPct: 2,
+  /** Mappings at >= 0.7 whose rationale is one of a few fill-in-the-blanks sentences. */
+  templateRationalePct: 10,
 } as const;
+
+/** Rationales whose skeleton (ids, numbers, quoted text and names taken out) more than this many distinct rationales share are template sentences. */
+export const TEMPLATE_SKELETON_SHARED_BY = 5;
+/** A signal primary for more than this many controls of one framework needs a rationale per pair. */
+export const PRIMARY_FAN_OUT = 3;
 
 export const COVERAGE_MIN_CONFIDENCE = 0.7;
 export const REACH_FRAMEWORKS = 2;
@@ -67,6 +76,8 @@ export interface ReportInput {
   errors: SourceIssue[];
   /** The tools' own requirement claims per rule (registry/facts), canonicalised; empty when the facts are absent. */
   claims: RuleClaims[];
+  /** The committed precision review of this registry version, if any. */
+  review?: import('./review.js').ReviewFile;
 }
 
 /** One scanner rule and the controls its tool claims for it. */
@@ -87,7 +98,8 @@ export async function loadReportInput(sourcesDir: string, factsDir = join(dirnam
     const rules = readRules(readFacts(factsDir), new Catalogs(sourcesDir));
     claims = rules.filter((r) => r.claims.length).map((r) => ({ tool: r.tool, rule_id: r.id, claims: r.claims.map((c) => ({ framework: c.framework, control: c.control, map: c.map })) }));
   }
-  return { model, mappings, parsed, errors: issues.errors, claims };
+  const review = readReview(reviewPath(dirname(sourcesDir), model.meta.registry_version));
+  return { model, mappings, parsed, errors: issues.errors, claims, review };
 }
 
 // ---- report shape ----
@@ -140,6 +152,8 @@ export interface ToolFigures {
   max_rules_per_template: number;
 }
 
+export type ClaimRejection = 'signal evidences no objective' | 'judged below the default threshold' | 'the condition concerns other controls of the framework' | 'no objective of the signal concerns the framework';
+
 export interface ReportCheck {
   id: string;
   label: string;
@@ -156,13 +170,7 @@ export interface ReportCheck {
 }
 
 /** Documented shortfalls: check id → the floor the gate holds and why the target is out of reach. */
-export const SHORTFALLS: Record<string, { floor: number; reason: string }> = {
-  'reach07.domain': {
-    floor: 9,
-    reason:
-      'the published crosswalks in the sources are "intersect"/"related"/"supports" rows (HIPAA, NIST CSF, 800-53, SOC 2, PCI, CMMC) except CIS-ISO 27001, and the rule keeps such rows below 0.7; GDPR, HITRUST and CCPA have none',
-  },
-};
+export const SHORTFALLS: Record<string, { floor: number; reason: string }> = {};
 
 export interface RegistryReport {
   registry_version: string;
@@ -247,17 +255,47 @@ export interface RegistryReport {
     /** Share of all tool mappings held by the 12 signals with the most. */
     largest_twelve_share_pct: number;
     largest: Array<{ signal_id: string; tool_mappings: number }>;
-    /** Signals that take their controls from the tools' claims / from their 1.0.0 topic. */
-    claimed: number;
-    inherited: number;
+    /** Active technical signals that evidence at least one security objective. */
+    with_objectives: number;
+    /** Active technical signals listed as evidencing no objective (with a reason). */
+    unassigned: number;
   };
   claims: {
-    /** Per tool and framework: (rule, control) pairs the tool claims, and how many the chain reaches at >= 0.7. */
-    recall: Array<{ tool: string; framework: string; claimed: number; reached: number; recall_pct: number }>;
-    /** Per tool over every framework. */
-    recall_by_tool: Array<{ tool: string; claimed: number; reached: number; recall_pct: number }>;
-    /** Controls the chain reaches at >= 0.7 for a rule, in a framework the tool maps that rule into, that the tool does not claim for it. */
+    /**
+     * Per tool and framework, the tool's own (rule, requirement) claims weighed against the judged
+     * mappings: followed (we serve the pair at >= 0.7), rejected (we do not, with the reason), and
+     * the pairs we serve at >= 0.7 that the tool does not claim (in a framework it maps the rule into).
+     */
+    by_framework: Array<{ tool: string; framework: string; claimed: number; followed: number; rejected: number; unclaimed: number; followed_pct: number }>;
+    /** Rejected claims grouped by reason, with examples. */
+    rejected: Array<{ tool: string; framework: string; reason: ClaimRejection; pairs: number; examples: string[] }>;
     unclaimed: Array<{ tool: string; framework: string; pairs: number; examples: string[] }>;
+  };
+  objectives: {
+    total: number;
+    families: Record<string, number>;
+    links: number;
+    /** Links per NIST IR 8477 relationship (and `subset_of core`). */
+    by_relationship: Record<string, number>;
+    /** Gap-analysis frameworks → objectives with a link at >= 0.7 into it. */
+    by_framework: Record<string, number>;
+    /** Objectives no signal evidences. */
+    without_signals: string[];
+  };
+  texts: {
+    /** Signal titles cut short ("..." or "…" at the end, or a dangling "Ensure that"). */
+    cut_titles: string[];
+    /** Share of mappings at >= 0.7 whose rationale is a template sentence (TEMPLATE_SKELETON_SHARED_BY). */
+    template_rationale_pct: number;
+    template_skeletons: Array<{ skeleton: string; mappings: number }>;
+    /** Signals primary for more than PRIMARY_FAN_OUT controls of one framework where those mappings share a rationale. */
+    primary_fan_out: string[];
+  };
+  review: {
+    /** The committed precision review of this registry version; absent when there is none. */
+    present: boolean;
+    figures?: ReviewFigures;
+    problems: string[];
   };
   reach07: {
     /** Active signals (superseded ones left out) reaching >= 2 gap-analysis frameworks at >= 0.7, any provenance. */
@@ -320,6 +358,7 @@ function provenanceComplete(m: MappingNode): boolean {
   if (p.kind === 'expert') return true;
   if (p.kind === 'crosswalk') return !!p.source && !!p.via;
   if (p.kind === 'scanner_rule') return !!p.source && !!p.rules?.length;
+  if (p.kind === 'objective') return !!(p as { objective?: string }).objective;
   return false;
 }
 
@@ -530,8 +569,8 @@ export function computeReport(input: ReportInput): RegistryReport {
     tool_mappings: totalToolMappings,
     largest_twelve_share_pct: totalToolMappings ? Math.ceil((1000 * largest.reduce((n, [, c]) => n + c, 0)) / totalToolMappings) / 10 : 0,
     largest: largest.map(([signal_id, tool_mappings]) => ({ signal_id, tool_mappings })),
-    claimed: activeGen.filter((s) => s.mappings.some((m) => m.provenance.kind === 'scanner_rule')).length,
-    inherited: activeGen.filter((s) => s.inherits_topic !== undefined).length,
+    with_objectives: activeGen.filter((s) => model.objectivesOfSignal.has(s.id)).length,
+    unassigned: activeGen.filter((s) => model.unassignedSignals.has(s.id)).length,
   };
 
   // the tools' own claims: recall of the chain and controls reached beyond them
@@ -540,17 +579,40 @@ export function computeReport(input: ReportInput): RegistryReport {
     if (m.confidence < COVERAGE_MIN_CONFIDENCE) continue;
     (strongOf.get(m.signal_id) ?? strongOf.set(m.signal_id, new Map()).get(m.signal_id)!).set(`${m.framework}|${m.control_id}`, m);
   }
-  const recallCells = new Map<string, { tool: string; framework: string; claimed: Set<string>; reached: Set<string> }>();
+  const claimCells = new Map<string, { tool: string; framework: string; claimed: Set<string>; followed: Set<string> }>();
+  const rejectedCells = new Map<string, { tool: string; framework: string; reason: ClaimRejection; pairs: Set<string>; examples: string[] }>();
   const unclaimedCells = new Map<string, { tool: string; framework: string; pairs: Set<string>; examples: string[] }>();
+  const anyOf = new Map<string, Map<string, MappingNode>>();
+  for (const m of mappings) (anyOf.get(m.signal_id) ?? anyOf.set(m.signal_id, new Map()).get(m.signal_id)!).set(`${m.framework}|${m.control_id}`, m);
+  const rejection = (signalsOf: string[], framework: string, control: string): ClaimRejection => {
+    if (signalsOf.every((s) => !model.objectivesOfSignal.has(s) && !model.signalById.get(s)?.mappings.length)) return 'signal evidences no objective';
+    if (signalsOf.some((s) => anyOf.get(s)?.has(`${framework}|${control}`))) return 'judged below the default threshold';
+    if (signalsOf.some((s) => [...(strongOf.get(s)?.values() ?? [])].some((m) => m.framework === framework))) return 'the condition concerns other controls of the framework';
+    return 'no objective of the signal concerns the framework';
+  };
   for (const rule of input.claims) {
     const signalsOf = [...(signalsOfRule.get(`${rule.tool}|${rule.rule_id}`) ?? [])];
+    if (!signalsOf.length) continue;
     const claimedHere = new Set(rule.claims.map((c) => `${c.framework}|${c.control}`));
     for (const c of rule.claims) {
       const key = `${rule.tool}|${c.framework}`;
-      const cell = recallCells.get(key) ?? recallCells.set(key, { tool: rule.tool, framework: c.framework, claimed: new Set(), reached: new Set() }).get(key)!;
+      const cell = claimCells.get(key) ?? claimCells.set(key, { tool: rule.tool, framework: c.framework, claimed: new Set(), followed: new Set() }).get(key)!;
       const pair = `${rule.rule_id}|${c.control}`;
       cell.claimed.add(pair);
-      if (signalsOf.some((s) => strongOf.get(s)?.has(`${c.framework}|${c.control}`))) cell.reached.add(pair);
+      if (signalsOf.some((s) => strongOf.get(s)?.has(`${c.framework}|${c.control}`))) {
+        cell.followed.add(pair);
+        continue;
+      }
+      const reason = rejection(signalsOf, c.framework, c.control);
+      const rejectedKey = `${key}|${reason}`;
+      const rejected = rejectedCells.get(rejectedKey) ?? rejectedCells.set(rejectedKey, { tool: rule.tool, framework: c.framework, reason, pairs: new Set(), examples: [] }).get(rejectedKey)!;
+      if (rejected.pairs.has(pair)) continue;
+      rejected.pairs.add(pair);
+      if (rejected.examples.length < 3) {
+        const instead = [...(strongOf.get(signalsOf[0])?.values() ?? [])].filter((m) => m.framework === c.framework).map((m) => m.control_id);
+        const unassigned = model.unassignedSignals.get(signalsOf[0]);
+        rejected.examples.push(`${rule.rule_id} → ${c.control}${instead.length ? ` (we map ${instead.slice(0, 3).join(', ')})` : unassigned ? ` (${unassigned})` : ''}`);
+      }
     }
     const frameworks = new Set(rule.claims.map((c) => c.framework));
     for (const signal of signalsOf) {
@@ -561,28 +623,80 @@ export function computeReport(input: ReportInput): RegistryReport {
         const pair = `${rule.rule_id} → ${m.framework} ${m.control_id}`;
         if (cell.pairs.has(pair)) continue;
         cell.pairs.add(pair);
-        if (cell.examples.length < 3) {
-          const p = m.provenance;
-          const why = p.kind === 'scanner_rule' ? `${p.source} ${p.framework_version ?? ''} (${(p.rules ?? []).slice(0, 2).join(', ')})` : p.kind === 'crosswalk' ? `crosswalk ${p.source} via ${p.via}` : 'expert';
-          cell.examples.push(`${pair} at ${m.confidence} [${why.trim()}]`);
-        }
+        if (cell.examples.length < 3) cell.examples.push(`${pair} at ${m.confidence}${m.provenance.objective ? ` [${m.provenance.objective}]` : ''}`);
       }
     }
   }
   const toolRank = (t: string) => ['prowler', 'microsoft-defender-for-cloud', 'checkov'].indexOf(t);
   const frameworkOrder = (f: string) => GAP.indexOf(f);
-  const recall = [...recallCells.values()]
-    .map((c) => ({ tool: c.tool, framework: c.framework, claimed: c.claimed.size, reached: c.reached.size, recall_pct: pct(c.reached.size, c.claimed.size) }))
-    .sort((a, b) => toolRank(a.tool) - toolRank(b.tool) || frameworkOrder(a.framework) - frameworkOrder(b.framework));
-  const recallByTool = [...new Set(recall.map((r) => r.tool))].map((tool) => {
-    const rows = recall.filter((r) => r.tool === tool);
-    const claimed = rows.reduce((n, r) => n + r.claimed, 0);
-    const reachedPairs = rows.reduce((n, r) => n + r.reached, 0);
-    return { tool, claimed, reached: reachedPairs, recall_pct: pct(reachedPairs, claimed) };
-  });
-  const unclaimed = [...unclaimedCells.values()]
-    .map((c) => ({ tool: c.tool, framework: c.framework, pairs: c.pairs.size, examples: c.examples }))
-    .sort((a, b) => toolRank(a.tool) - toolRank(b.tool) || frameworkOrder(a.framework) - frameworkOrder(b.framework));
+  const byCell = <T extends { tool: string; framework: string }>(a: T, b: T) => toolRank(a.tool) - toolRank(b.tool) || frameworkOrder(a.framework) - frameworkOrder(b.framework);
+  const claimsByFramework = [...claimCells.values()]
+    .map((c) => ({
+      tool: c.tool,
+      framework: c.framework,
+      claimed: c.claimed.size,
+      followed: c.followed.size,
+      rejected: c.claimed.size - c.followed.size,
+      unclaimed: unclaimedCells.get(`${c.tool}|${c.framework}`)?.pairs.size ?? 0,
+      followed_pct: pct(c.followed.size, c.claimed.size),
+    }))
+    .sort(byCell);
+  const rejectedClaims = [...rejectedCells.values()].map((c) => ({ tool: c.tool, framework: c.framework, reason: c.reason, pairs: c.pairs.size, examples: c.examples })).sort(byCell);
+  const unclaimed = [...unclaimedCells.values()].map((c) => ({ tool: c.tool, framework: c.framework, pairs: c.pairs.size, examples: c.examples })).sort(byCell);
+
+  // objectives
+  const linkKinds: Record<string, number> = {};
+  const objectivesByFramework: Record<string, number> = Object.fromEntries(GAP.map((f) => [f, 0]));
+  const families: Record<string, number> = {};
+  let links = 0;
+  for (const objective of model.objectives) {
+    families[objective.family] = (families[objective.family] ?? 0) + 1;
+    const strongFrameworks = new Set<string>();
+    for (const link of objective.links) {
+      links++;
+      const kind = link.relationship === 'subset_of' && link.core ? 'subset_of core' : link.relationship;
+      linkKinds[kind] = (linkKinds[kind] ?? 0) + 1;
+      if (link.relationship === 'equal' || link.relationship === 'subset_of') strongFrameworks.add(link.framework);
+    }
+    for (const f of strongFrameworks) if (f in objectivesByFramework) objectivesByFramework[f]++;
+  }
+
+  // texts
+  const cutTitles = signals.filter((s) => /(\.\.\.|…)\s*$|\bensure that\s*$/i.test(s.title)).map((s) => `${s.id}: ${s.title}`);
+  const served = mappings.filter((m) => m.confidence >= COVERAGE_MIN_CONFIDENCE && GAP.includes(m.framework));
+  const skeletonOf = (text: string) =>
+    text
+      .replace(/"[^"]*"|'[^']*'|\([^)]*\)/g, ' ')
+      .replace(/\b[A-Z0-9][A-Za-z0-9_.:/-]*[0-9][A-Za-z0-9_.:/()-]*\b/g, '#')
+      .toLowerCase()
+      .replace(/[^a-z# ]+/g, ' ')
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 10)
+      .join(' ');
+  const textsOfSkeleton = new Map<string, Set<string>>();
+  for (const m of served) {
+    const skeleton = skeletonOf(m.rationale);
+    (textsOfSkeleton.get(skeleton) ?? textsOfSkeleton.set(skeleton, new Set()).get(skeleton)!).add(m.rationale);
+  }
+  const templateSkeletons = new Set([...textsOfSkeleton.entries()].filter(([, texts]) => texts.size > TEMPLATE_SKELETON_SHARED_BY).map(([skeleton]) => skeleton));
+  const templated = served.filter((m) => templateSkeletons.has(skeletonOf(m.rationale)));
+  const skeletonCounts = new Map<string, number>();
+  for (const m of templated) skeletonCounts.set(skeletonOf(m.rationale), (skeletonCounts.get(skeletonOf(m.rationale)) ?? 0) + 1);
+  const primaryFanOut: string[] = [];
+  for (const [signalId, list] of ofSignal) {
+    const byFramework = new Map<string, MappingNode[]>();
+    for (const m of list) if (m.relationship === 'primary') (byFramework.get(m.framework) ?? byFramework.set(m.framework, []).get(m.framework)!).push(m);
+    for (const [framework, primaries] of byFramework) {
+      if (primaries.length <= PRIMARY_FAN_OUT) continue;
+      if (new Set(primaries.map((m) => m.rationale)).size < primaries.length) primaryFanOut.push(`${signalId} ${framework} (${primaries.length} primary)`);
+    }
+  }
+
+  // precision review
+  const reviewSection: RegistryReport['review'] = input.review
+    ? { present: true, figures: reviewFigures(input.review), problems: reviewProblems(input.review, model, mappings) }
+    : { present: false, problems: [`no precision review for registry ${model.meta.registry_version} (csr registry review draw)`] };
 
   // reach at the default threshold
   let reachAll = 0;
@@ -649,7 +763,22 @@ export function computeReport(input: ReportInput): RegistryReport {
       unknown_rule_ids: byTool.reduce((sum, t) => sum + t.unknown_rule_ids.length, 0),
     },
     technical,
-    claims: { recall, recall_by_tool: recallByTool, unclaimed },
+    claims: { by_framework: claimsByFramework, rejected: rejectedClaims, unclaimed },
+    objectives: {
+      total: model.objectives.length,
+      families,
+      links,
+      by_relationship: linkKinds,
+      by_framework: objectivesByFramework,
+      without_signals: model.objectives.filter((o) => !o.signals.length).map((o) => o.id),
+    },
+    texts: {
+      cut_titles: cutTitles,
+      template_rationale_pct: pct(templated.length, served.length),
+      template_skeletons: [...skeletonCounts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([skeleton, n]) => ({ skeleton, mappings: n })),
+      primary_fan_out: primaryFanOut,
+    },
+    review: reviewSection,
     reach07: {
       all: reachAll,
       all_pct: pct(reachAll, activeSignals),
@@ -689,6 +818,14 @@ const below = (id: string, label: string, value: number, max: number, unit: '' |
   unit,
   pass: value < max,
 });
+const atMost = (id: string, label: string, value: number, max: number, unit: '' | '%' = ''): ReportCheck => ({
+  id,
+  label,
+  value,
+  target: `<= ${max}${unit}`,
+  unit,
+  pass: value <= max,
+});
 const none = (id: string, label: string, value: number): ReportCheck => ({ id, label, value, target: '0', unit: '', pass: value === 0 });
 
 /** Every figure that has a target, in report order. */
@@ -716,9 +853,15 @@ function listChecks(r: Omit<RegistryReport, 'checks'>): ReportCheck[] {
     none('controls.evidence_count_off', `controls with fewer than ${EVIDENCE_ITEMS.min} or more than ${EVIDENCE_ITEMS.max} evidence items`, r.controls.evidence_count_off.length),
     atLeast('technical.with_tool_mappings', 'technical signals carrying tool mappings', r.technical.with_tool_mappings, TARGETS.signalsWithToolMappings),
     below('technical.largest_twelve_share', 'share of tool mappings held by the 12 largest signals', r.technical.largest_twelve_share_pct, TARGETS.largestTwelveSharePct, '%'),
-    atLeast('claims.prowler_recall', `Prowler (check, requirement) pairs reached at >= ${COVERAGE_MIN_CONFIDENCE}`, r.claims.recall_by_tool.find((t) => t.tool === 'prowler')?.recall_pct ?? 0, TARGETS.prowlerRecallPct, '%'),
     atLeast('reach07.all', `active signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`, r.reach07.all_pct, TARGETS.reachAllPct, '%'),
     atLeast('reach07.domain', `domain signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`, r.reach07.domain_pct, TARGETS.reachDomainPct, '%'),
+    none('review.problems', 'precision review problems (missing, stale, unjudged, wrong still served)', r.review.problems.length),
+    atLeast('review.exact', 'sampled mappings at >= 0.7 judged exact (population-weighted)', r.review.figures?.exact.pct ?? 0, TARGETS.reviewExactPct, '%'),
+    atMost('review.wrong', 'sampled mappings at >= 0.7 judged wrong (population-weighted)', r.review.figures?.wrong.pct ?? 100, TARGETS.reviewWrongPct, '%'),
+    none('texts.cut_titles', 'signal titles cut short', r.texts.cut_titles.length),
+    atMost('texts.template_rationale', 'mappings at >= 0.7 with a template-sentence rationale', r.texts.template_rationale_pct, TARGETS.templateRationalePct, '%'),
+    none('texts.primary_fan_out', `signals primary for > ${PRIMARY_FAN_OUT} controls of a framework without a rationale per pair`, r.texts.primary_fan_out.length),
+    none('objectives.without_signals', 'objectives no signal evidences', r.objectives.without_signals.length),
     none('mappings.missing_rationale', 'mappings lacking a rationale', r.mappings.missing_rationale.length),
     none('mappings.missing_provenance', 'mappings lacking a complete provenance', r.mappings.missing_provenance.length),
     none('mappings.unknown_provenance_rules', 'scanner_rule provenance citing unknown rule ids', r.mappings.unknown_provenance_rules.length),
@@ -811,15 +954,32 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
   const t = r.technical;
   out.push('', 'Technical signals (one checkable condition each)');
   out.push(`  ${t.signals} active GEN signals (${t.superseded} superseded 1.0.0 topics still served); ${t.with_tool_mappings} carry tool mappings`);
-  out.push(`  controls from the tools' own claims: ${t.claimed}; from their 1.0.0 topic (no tool claims a requirement): ${t.inherited}`);
+  out.push(`  evidencing a security objective: ${t.with_objectives}; evidencing none (listed with a reason): ${t.unassigned}`);
   out.push(`  the 12 largest hold ${t.largest_twelve_share_pct}% of ${t.tool_mappings} tool mappings: ${t.largest.map((l) => `${l.signal_id} ${l.tool_mappings}`).join(', ')}`);
 
-  out.push('', `Recall of the tools' own claims: (rule, requirement) pairs the chain rule → signal → control reaches at >= ${COVERAGE_MIN_CONFIDENCE}`);
-  out.push(...table(['tool', 'framework', 'claimed', 'reached', 'recall %'], r.claims.recall.map((c) => [c.tool, c.framework, c.claimed, c.reached, c.recall_pct]), [false, false, true, true, true]));
-  for (const c of r.claims.recall_by_tool) out.push(`  ${c.tool}: ${c.reached} of ${c.claimed} pairs, ${c.recall_pct}%`);
+  const o = r.objectives;
+  out.push('', 'Security objectives (judged links to controls; docs/registry.md "Objectives")');
+  out.push(`  ${o.total} objectives in ${Object.keys(o.families).length} families (${Object.entries(o.families).map(([k, v]) => `${k} ${v}`).join(', ')}); ${o.links} links: ${Object.entries(o.by_relationship).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(`  objectives with a link at >= ${COVERAGE_MIN_CONFIDENCE} per framework: ${Object.entries(o.by_framework).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+
+  const rv = r.review;
+  out.push('', 'Precision review (a seeded sample of the mappings at >= 0.7, judged by a reviewer who did not author them)');
+  if (rv.figures) {
+    out.push(`  ${rv.figures.judged} judged: exact ${rv.figures.exact.pct}% [${rv.figures.exact.low}, ${rv.figures.exact.high}], partial ${rv.figures.partial.pct}% [${rv.figures.partial.low}, ${rv.figures.partial.high}], wrong ${rv.figures.wrong.pct}% [${rv.figures.wrong.low}, ${rv.figures.wrong.high}] (population-weighted, 95 % intervals)`);
+    out.push(...table(['class', 'judged', 'exact', 'partial', 'wrong'], rv.figures.by_class.map((c) => [c.class, c.judged, c.exact, c.partial, c.wrong]), [false, true, true, true, true]).map((l) => `  ${l}`));
+  }
+  for (const p of rv.problems.slice(0, 10)) out.push(`  problem: ${p}`);
+
+  out.push('', `The tools' own framework claims weighed against the judged mappings (followed: served at >= ${COVERAGE_MIN_CONFIDENCE})`);
+  out.push(...table(['tool', 'framework', 'claimed', 'followed', 'rejected', 'followed %', 'ours, unclaimed'], r.claims.by_framework.map((c) => [c.tool, c.framework, c.claimed, c.followed, c.rejected, c.followed_pct, c.unclaimed]), [false, false, true, true, true, true, true]));
   out.push('  no claims in the facts: aws-security-hub (Prowler\'s copy of FSBP carries no related requirements), kube-bench and trivy (their CIS benchmarks are not catalogs of the registry)');
-  out.push('', 'Controls the chain reaches that the tool does not claim for the rule (framework the tool maps the rule into; examples with the provenance that justifies them)');
+  out.push('', 'Rejected claims by reason (examples)');
+  for (const c of r.claims.rejected) out.push(`  ${c.tool} ${c.framework}, ${c.reason}: ${c.pairs}; ${c.examples.join('; ')}`);
+  out.push('', 'Controls we serve that the tool does not claim for the rule (in a framework the tool maps the rule into)');
   for (const u of r.claims.unclaimed) out.push(`  ${u.tool} ${u.framework}: ${u.pairs} pairs; ${u.examples.join('; ')}`);
+
+  out.push('', 'Texts');
+  out.push(`  template-sentence rationales at >= ${COVERAGE_MIN_CONFIDENCE}: ${r.texts.template_rationale_pct}%${r.texts.template_skeletons.length ? `; most shared openings: ${r.texts.template_skeletons.slice(0, 3).map((t) => `"${t.skeleton}" ${t.mappings}`).join('; ')}` : ''}`);
 
   out.push('', `Reach at the default threshold (${COVERAGE_MIN_CONFIDENCE})`);
   out.push(`  active signals reaching >= ${REACH_FRAMEWORKS} frameworks: ${r.reach07.all_pct}% (${r.reach07.all}); domain signals: ${r.reach07.domain_pct}% (${r.reach07.domain}), of which ${r.reach07.domain_via_crosswalk} through a crosswalk row`);
@@ -853,6 +1013,9 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
     ['mappings lacking a rationale', r.mappings.missing_rationale],
     ['mappings lacking provenance', r.mappings.missing_provenance],
     ['scanner_rule provenance with unknown rule ids', r.mappings.unknown_provenance_rules],
+    ['cut titles', r.texts.cut_titles],
+    ['signals primary for many controls of one framework without per-pair rationales', r.texts.primary_fan_out],
+    ['objectives no signal evidences', r.objectives.without_signals],
   ];
   for (const [title, items] of details) {
     if (!items.length) continue;

@@ -26,6 +26,8 @@ const SIGNALS_PER_FILE = 300;
 const TEMPLATES_PER_FILE = 400;
 /** The id ledger: every technical signal id ever allocated, by its anchor rule (ids are never reused). */
 export const LEDGER_REL = 'generate/signal-ids.json';
+/** What the tools' own framework maps claim per technical signal: evidence the report weighs against the objective mappings. */
+export const CLAIMS_REL = 'generate/tool-claims.json';
 
 const dump = (value: unknown) => yaml.dump(value, { lineWidth: 160, noRefs: true, sortKeys: false });
 
@@ -42,7 +44,7 @@ export function generateSources(factsDir: string, sourcesDir: string): Generated
   for (let i = 0; i < layer.signals.length; i += SIGNALS_PER_FILE) {
     files.push({
       rel: `sources/signals/GEN-technical-${pad(i / SIGNALS_PER_FILE + 1)}.yaml`,
-      text: header('technical.ts', 'technical signals, one checkable condition each, mapped from the tools\' own framework claims') + dump({ domain: 'GEN', signals: layer.signals.slice(i, i + SIGNALS_PER_FILE) }),
+      text: header('technical.ts', 'technical signals, one checkable condition each; their controls come through the objectives they evidence') + dump({ domain: 'GEN', signals: layer.signals.slice(i, i + SIGNALS_PER_FILE) }),
     });
   }
   for (let i = 0; i < layer.templates.length; i += TEMPLATES_PER_FILE) {
@@ -78,6 +80,15 @@ export function generateSources(factsDir: string, sourcesDir: string): Generated
   for (const table of aliasTables(facts, rules)) {
     files.push({ rel: `sources/rule-aliases/${table.tool_id}.yaml`, text: header('aliases.ts', `other spellings of ${table.tool_id} rule ids`) + dump(table) });
   }
+  files.push({
+    rel: CLAIMS_REL,
+    text: `${JSON.stringify({
+      note: `${GENERATED_MARK} (registry/generate/technical.ts): framework requirements the tools' own maps name for each technical signal's rules. Evidence to weigh, not mappings.`,
+      columns: ['signal_id', 'framework', 'control', 'tool', 'map', 'rules'],
+      claims: layer.claims.map((c) => [c.signal_id, c.framework, c.control, c.tool, c.map, c.rules]),
+    })
+      .replace(/\],\[/g, '],\n[')}\n`,
+  });
   files.push({ rel: LEDGER_REL, text: `${JSON.stringify({ note: `${GENERATED_MARK} (registry/generate/technical.ts): technical signal id by anchor rule; read back so ids stay stable.`, ids: layer.ledger }, null, 1)}\n` });
   return files.sort((a, b) => (a.rel < b.rel ? -1 : 1));
 }
@@ -95,7 +106,7 @@ function generatedOnDisk(registryDir: string): string[] {
     }
   };
   walk('sources');
-  if (existsSync(join(registryDir, LEDGER_REL))) out.push(LEDGER_REL);
+  for (const rel of [CLAIMS_REL, LEDGER_REL]) if (existsSync(join(registryDir, rel))) out.push(rel);
   return out.sort();
 }
 

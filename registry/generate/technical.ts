@@ -1,9 +1,8 @@
 /**
  * Technical signals at the grain of one checkable condition: one signal (and one finding
- * template) per group of rules from conditions.ts, mapped to controls from what the tools
- * themselves claim (docs/registry.md, "Scanner-claimed mappings"). A group no tool claims a
- * requirement for keeps the controls of the 1.0.0 topic its rules were filed under, at a
- * capped confidence, and says so in its rationale.
+ * template) per group of rules from conditions.ts. They carry no mappings: their controls come
+ * through the security objectives they evidence (registry/sources/objectives). What the tools
+ * themselves claim is kept beside them as evidence to weigh (ToolClaim), never as a mapping.
  */
 import { GAP_FRAMEWORK_CODES, SEVERITIES } from '../../src/core/vocabulary.js';
 import { type FindingTemplateSource, type Severity, type SignalCategory, type SignalMappingSource, type SignalSource, type ToolConfidence } from '../../src/schemas/registry-source.js';
@@ -23,28 +22,26 @@ export interface ToolMappingRow {
   confidence: ToolConfidence;
 }
 
+/** One framework requirement a tool's own framework map names for a rule of a signal. */
+export interface ToolClaim {
+  signal_id: string;
+  framework: string;
+  control: string;
+  tool: ToolId;
+  /** The tool's framework map and version the claim is read from. */
+  map: string;
+  rules: string[];
+}
+
 export interface TechnicalLayer {
   signals: SignalSource[];
+  claims: ToolClaim[];
   templates: FindingTemplateSource[];
   toolMappings: Map<ToolId, ToolMappingRow[]>;
   /** 1.0.0 signal id → the technical signals that took over its rules. */
   supersededBy: Map<string, string[]>;
   /** anchor rule key → signal id, every id ever allocated (ids are never reused). */
   ledger: Record<string, string>;
-}
-
-// ---- confidence of a scanner-claimed mapping (docs/registry.md keeps the same formula) ----
-
-/**
- * For a signal S, framework F and control C: the tools that claim any requirement of F for a rule
- * of S each give share_t = (their rules of S that claim C) / (their rules of S that claim anything
- * in F). share = mean of share_t over those tools, agree = tools with share_t > 0.
- * confidence = min(0.95, 0.5 + 0.4 × share + 0.05 × (agree − 1)).
- */
-export function claimConfidence(shares: number[]): number {
-  const agree = shares.filter((s) => s > 0).length;
-  const share = shares.reduce((a, b) => a + b, 0) / shares.length;
-  return Math.min(0.95, Math.round((0.5 + 0.4 * share + 0.05 * Math.max(0, agree - 1)) * 100) / 100);
 }
 
 // ---- corrections of the 1.0.0 keyword misfires (issue 11), used for the topic fallback ----
@@ -62,6 +59,15 @@ const TOPIC_CORRECTIONS: Array<{ test: (r: Rule) => boolean; topic: string; why:
 ];
 
 // ---- naming ----
+
+/** kube-bench marks a recommendation that does not apply to a managed platform's benchmark this way. */
+const NOT_APPLICABLE = /\s*\(Not Applicable\)$/i;
+const isNotApplicable = (r: Rule) => NOT_APPLICABLE.test(r.title);
+
+/** Rules whose reference title is a cut description, not a condition: the condition in our words. */
+const TITLE_OF_RULE: Record<string, string> = {
+  'trivy|AWS-0178': 'VPC has flow logs enabled',
+};
 
 const PLATFORM_LABEL: Record<string, string> = {
   aws: 'AWS', azure: 'Azure', gcp: 'Google Cloud', oci: 'Oracle Cloud', alibaba: 'Alibaba Cloud', kubernetes: 'Kubernetes',
@@ -141,8 +147,9 @@ export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rul
     }
     const topicId = [...votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
     const hasClaims = sorted.some((r) => r.claims.length);
-    // A group with neither a tool claim nor a 1.0.0 topic has nothing to map to: its rules stay unmapped.
-    if (!hasClaims && !topicId) continue;
+    // A group with neither a tool claim nor a 1.0.0 topic was never given a signal, and gets none now;
+    // one whose anchor already has an id keeps it (served ids never disappear).
+    if (!hasClaims && !topicId && !previousLedger[sorted[0].key]) continue;
     groups.push({ rules: sorted, anchor: sorted[0], topic: topicId ? legacy.get(topicId) : undefined });
   }
   groups.sort((a, b) => (a.anchor.key < b.anchor.key ? -1 : 1));
@@ -159,11 +166,19 @@ export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rul
   };
 
   const signals: SignalSource[] = [];
+  const claims: ToolClaim[] = [];
   const templates: FindingTemplateSource[] = [];
   const toolMappings = new Map<ToolId, ToolMappingRow[]>(TOOLS.map((t) => [t, []]));
   const successors = new Map<string, Set<string>>();
   const titles = new Set<string>();
   const frameworkRank = new Map<string, number>(GAP_FRAMEWORK_CODES.map((f, i) => [f, i]));
+
+  // A recommendation its benchmark marks not applicable keeps its signal id, superseded by the signal of
+  // the same recommendation where it applies; its rule maps nowhere (a result of it is not a finding).
+  const applicableGroup = new Map<string, Group>();
+  for (const g of groups) for (const r of g.rules) if (!isNotApplicable(r)) applicableGroup.set(`${r.tool}|${r.categories.join(' ')}|${r.title}`, g);
+  const applicableOf = (g: Group) =>
+    g.rules.every(isNotApplicable) ? applicableGroup.get(`${g.anchor.tool}|${g.anchor.categories.join(' ')}|${g.anchor.title.replace(NOT_APPLICABLE, '')}`) : undefined;
 
   for (const g of groups) {
     const category = ((): SignalCategory => {
@@ -177,11 +192,14 @@ export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rul
     const tools = [...new Set(g.rules.map((r) => r.tool))];
     const toolList = tools.map((t) => TOOL_NAMES[t]).join(', ');
 
-    let title = `${platform}: ${clip(g.anchor.title.replace(/\s+/g, ' ').trim(), 100 - platform.length - 2)}`;
+    const applicable = applicableOf(g);
+    const benchmark = g.anchor.id.split('/')[0];
+    let title = applicable
+      ? `${platform}: ${g.anchor.title.replace(NOT_APPLICABLE, '')} (not applicable in ${benchmark})`
+      : `${platform}: ${(TITLE_OF_RULE[g.anchor.key] ?? g.anchor.title).replace(/\s+/g, ' ').trim()}`;
     // Titles must differ once case and punctuation are ignored (the report's duplicate check).
     const titleKey = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-    if (titles.has(titleKey(title))) title = `${clip(title, 100 - g.anchor.id.length - 3)} (${g.anchor.id})`;
-    title = clip(title, 100);
+    if (titles.has(titleKey(title))) title = `${title} (${g.anchor.id})`;
     titles.add(titleKey(title));
 
     const severities = g.rules.map((r) => r.severity).filter((s): s is Severity => !!s);
@@ -191,31 +209,35 @@ export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rul
       g.anchor.tool === 'checkov' && !PLATFORM_ARTIFACT[g.anchor.platform] ? 'application.code.iac_template' : PLATFORM_ARTIFACT[g.anchor.platform] ?? 'cloud.management.account',
     ];
 
-    const mappings = claimMappings(g, catalogs, frameworkRank);
-    // No tool claims a requirement: the compiler gives the signal its 1.0.0 topic's primary controls (derive.ts).
-    const inherits = mappings.length ? undefined : g.topic?.id;
+    claims.push(...toolClaims(id, g, frameworkRank));
 
-    const description =
-      `One checkable condition on ${platform} resources, as ${g.rules.length === 1 ? `the ${TOOL_NAMES[g.anchor.tool]} rule ${g.anchor.id} states it` : `${g.rules.length} rules of ${toolList} test it (for example ${examples.join(', ')})`}: "${g.anchor.title.trim()}". ` +
-      `A failing result means the resource does not meet that condition.`;
-    const remediation = `Bring the affected ${platform} resource in line with the condition the rule checks ("${clip(g.anchor.title.trim(), 120)}"), in its infrastructure code as well as in the running configuration.`;
-    const conditions = sortRules(g.rules)
-      .filter((r, i, all) => all.findIndex((x) => x.tool === r.tool) === i)
-      .slice(0, 3)
-      .map((r) => `${TOOL_NAMES[r.tool]} ${r.id} reports a failing result`);
-    const tags = [...new Set([g.anchor.platform.replace(/[^a-z0-9-]/g, ''), ...tools, category.toLowerCase(), 'technical'])].filter(Boolean).slice(0, 6);
+    const successor = applicable && idOf(applicable, category);
+    if (successor) successors.set(id, new Set([successor]));
+    const description = successor
+      ? `The ${benchmark} benchmark marks this recommendation not applicable to its platform, so a result of ${g.anchor.id} is not a finding. Where the recommendation applies, ${successor} is the condition.`
+      : `One checkable condition on ${platform} resources, as ${g.rules.length === 1 ? `the ${TOOL_NAMES[g.anchor.tool]} rule ${g.anchor.id} states it` : `${g.rules.length} rules of ${toolList} test it (for example ${examples.join(', ')})`}: "${g.anchor.title.trim()}". ` +
+        `A failing result means the resource does not meet that condition.`;
+    const remediation = successor
+      ? `Nothing to change for ${benchmark}; follow ${successor} on platforms where the recommendation applies.`
+      : `Bring the affected ${platform} resource in line with the condition the rule checks ("${clip(g.anchor.title.trim(), 120)}"), in its infrastructure code as well as in the running configuration.`;
+    const conditions = successor
+      ? [`${TOOL_NAMES[g.anchor.tool]} ${g.anchor.id} is not applicable in ${benchmark}`]
+      : sortRules(g.rules)
+          .filter((r, i, all) => all.findIndex((x) => x.tool === r.tool) === i)
+          .slice(0, 3)
+          .map((r) => `${TOOL_NAMES[r.tool]} ${r.id} reports a failing result`);
+    const tags = [...new Set([g.anchor.platform.replace(/[^a-z0-9-]/g, ''), ...tools, category.toLowerCase(), successor ? 'not-applicable' : 'technical'])].filter(Boolean).slice(0, 6);
 
     signals.push({
       id, category, title, description, severity, tags, version: '1.0.0', created: TECHNICAL_DATE, updated: TECHNICAL_DATE,
       effort: g.anchor.tool === 'kube-bench' ? 'medium' : 'low',
       detection: { artifact_types: artifactTypes, conditions },
       remediation_hint: remediation,
-      ...(inherits ? { inherits_topic: inherits } : {}),
-      mappings,
+      mappings: [],
     });
     const templateId = `FT-${id.slice(4)}-001`;
     templates.push({
-      id: templateId, signal_id: id, version: '1.0.0', status: 'ACTIVE', title,
+      id: templateId, signal_id: id, version: '1.0.0', status: successor ? 'DEPRECATED' : 'ACTIVE', title,
       description: `Raised for each resource on which a mapped rule (${examples.join(', ')}${g.rules.length > 3 ? ', …' : ''}) fails: "${g.anchor.title.trim()}" does not hold.`,
       severity, category: templateCategory(g.anchor.platform), applicable_artifacts: artifactTypes,
       detection: {
@@ -231,7 +253,7 @@ export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rul
         ],
       },
     });
-    for (const r of g.rules) {
+    for (const r of successor ? [] : g.rules) {
       if (toolMappings.get(r.tool)!.some((m) => m.rule_id === r.id && m.template === templateId)) continue;
       toolMappings.get(r.tool)!.push({ rule_id: r.id, rule_name: r.title, template: templateId, confidence: r.deprecated ? 'MEDIUM' : 'HIGH' });
       const previous = legacyOf.get(`${r.tool}|${r.id}`);
@@ -242,52 +264,22 @@ export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rul
   signals.sort((a, b) => (a.id < b.id ? -1 : 1));
   templates.sort((a, b) => (a.id < b.id ? -1 : 1));
   const supersededBy = new Map([...successors.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, v]) => [k, [...v].sort()]));
-  return { signals, templates, toolMappings, supersededBy, ledger: Object.fromEntries(Object.entries(ledger).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
+  return { signals, claims, templates, toolMappings, supersededBy, ledger: Object.fromEntries(Object.entries(ledger).sort((a, b) => (a[0] < b[0] ? -1 : 1))) };
 }
 
-function claimMappings(g: Group, catalogs: Catalogs, frameworkRank: Map<string, number>): SignalMappingSource[] {
-  // framework → tool → { scope: rules claiming anything in F, byControl: control → claiming rules }
-  const table = new Map<string, Map<ToolId, { scope: Set<string>; byControl: Map<string, Rule[]>; maps: Set<string> }>>();
+/** What the tools' own framework maps claim for a signal's rules, one row per (framework, control, tool). */
+function toolClaims(signalId: string, g: Group, frameworkRank: Map<string, number>): ToolClaim[] {
+  const rows = new Map<string, ToolClaim>();
   for (const r of g.rules) {
     for (const c of r.claims) {
-      const byTool = table.get(c.framework) ?? new Map();
-      table.set(c.framework, byTool);
-      const entry = byTool.get(c.tool) ?? { scope: new Set<string>(), byControl: new Map<string, Rule[]>(), maps: new Set<string>() };
-      byTool.set(c.tool, entry);
-      entry.scope.add(r.key);
-      entry.maps.add(c.map);
-      const list = entry.byControl.get(c.control) ?? [];
-      if (!list.includes(r)) list.push(r);
-      entry.byControl.set(c.control, list);
+      const key = `${c.framework}|${c.control}|${c.tool}`;
+      const row = rows.get(key) ?? { signal_id: signalId, framework: c.framework, control: c.control, tool: c.tool, map: c.map, rules: [] };
+      if (!row.rules.includes(r.id)) row.rules.push(r.id);
+      rows.set(key, row);
     }
   }
-  const out: SignalMappingSource[] = [];
-  for (const framework of [...table.keys()].sort((a, b) => (frameworkRank.get(a) ?? 99) - (frameworkRank.get(b) ?? 99))) {
-    const byTool = table.get(framework)!;
-    const controls = new Set<string>();
-    for (const e of byTool.values()) for (const c of e.byControl.keys()) controls.add(c);
-    for (const control of [...controls].sort()) {
-      const perTool = [...byTool.entries()].map(([tool, e]) => ({ tool, claiming: e.byControl.get(control) ?? [], scope: e.scope.size, maps: [...e.maps].sort() }));
-      const shares = perTool.map((t) => t.claiming.length / t.scope);
-      const confidence = claimConfidence(shares);
-      const share = shares.reduce((a, b) => a + b, 0) / shares.length;
-      const agreeing = perTool.filter((t) => t.claiming.length).sort((a, b) => b.claiming.length / b.scope - a.claiming.length / a.scope || TOOLS.indexOf(a.tool) - TOOLS.indexOf(b.tool));
-      const lead = agreeing[0];
-      const dissent = perTool.filter((t) => !t.claiming.length).map((t) => TOOL_NAMES[t.tool]);
-      const claimText = agreeing
-        .map((t) => `${TOOL_NAMES[t.tool]} maps ${t.claiming.slice(0, 3).map((r) => r.id).join(', ')}${t.claiming.length > 3 ? ' and others' : ''} (${t.claiming.length} of its ${t.scope} rule${t.scope === 1 ? '' : 's'} here) to this requirement in ${t.maps.join('; ')}`)
-        .join('; ');
-      out.push({
-        framework: framework as SignalMappingSource['framework'],
-        control,
-        relationship: share >= 0.75 ? 'primary' : share >= 0.5 ? 'supporting' : 'partial',
-        confidence,
-        rationale: `${claimText}.${dissent.length ? ` ${dissent.join(', ')} map${dissent.length === 1 ? 's' : ''} them to other ${framework} requirements only.` : ''}`,
-        provenance: { kind: 'scanner_rule', source: lead.tool, rules: lead.claiming.map((r) => r.id).slice(0, 20), framework_version: lead.maps.join('; ') },
-      });
-    }
-  }
-  return out;
+  const rank = (f: string) => frameworkRank.get(f) ?? 99;
+  return [...rows.values()].sort((a, b) => rank(a.framework) - rank(b.framework) || (a.control < b.control ? -1 : a.control > b.control ? 1 : 0) || TOOLS.indexOf(a.tool) - TOOLS.indexOf(b.tool));
 }
 
 export type { Claim };

@@ -3,7 +3,7 @@
  * control-to-control crosswalk records, framework overlaps and per-signal framework coverage.
  * The formulas are documented in docs/registry.md ("Derived data"); keep the two in step.
  */
-import { type Relationship } from '../../src/schemas/registry-source.js';
+import { type ObjectiveLink, type Relationship } from '../../src/schemas/registry-source.js';
 import { GAP_FRAMEWORK_CODES } from '../../src/core/vocabulary.js';
 import type { ControlCrosswalk, CrosswalkRelationship, FrameworkOverlap, MappingProvenance, SignalCoverage } from '../../src/schemas/registry.js';
 import { CrosswalkLinks, expandCrosswalk, type ControlPair, type CrosswalkLink, type RowRelationship } from './crosswalk-pairs.js';
@@ -24,13 +24,10 @@ export interface MappingNode {
 /** A primary mapping at least this confident is the starting point of crosswalk derivation. */
 export const DERIVATION_SOURCE_MIN_CONFIDENCE = 0.8;
 export const DERIVED_MIN_CONFIDENCE = 0.5;
-export const DERIVED_MAX_CONFIDENCE = 0.8;
-/** Strong rows (equal, or the source control a subset of the target) to at most this many controls of one framework reach the default threshold. */
-export const STRONG_FAN_OUT = 3;
-/** Confidence of a derivation through a strong row, before the source's own confidence lifts it. */
-export const STRONG_BASE = 0.7;
-/** Weak derivations stay below the default gap threshold (0.7) by construction. */
-export const WEAK_MAX = 0.65;
+/** A published crosswalk row is not a judgement of the signal: what it derives stays below the default gap threshold (0.7). */
+export const DERIVED_MAX_CONFIDENCE = 0.65;
+/** Fan-out up to which a row keeps its full strength (one control related to many dilutes each link). */
+export const FULL_STRENGTH_FAN_OUT = 3;
 /**
  * Below this a derivation carries almost nothing but the crosswalk's fan-out (one control related
  * to many controls of a framework): it is not emitted, so the mapping list stays signal, not noise.
@@ -51,24 +48,65 @@ const ROW_STRENGTH: Record<RowRelationship, number> = {
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-/** A row says the target control is (part of) what the source control requires: equal, or the source is a subset of the target. */
-export function isStrongRow(relationship: RowRelationship, viaRevision4: boolean): boolean {
-  return !viaRevision4 && (relationship === 'equal' || relationship === 'subset');
-}
-
 /**
- * Strong row to at most STRONG_FAN_OUT controls of the target framework:
- *   confidence = 0.7 + 0.1 × (source confidence − 0.8) / 0.2, in [0.7, 0.8].
- * Any other row (intersect, related, supports, superset, a Rev 4 id, or a strong row fanning out
- * to more controls): confidence = 0.5 + 0.15 × strength(relationship) × min(1, 3 / fan-out) × source confidence,
- * at most 0.65, so it never opens a gap at the default threshold on its own.
+ * confidence = 0.5 + 0.15 × strength(relationship) × min(1, 3 / fan-out) × source confidence, in
+ * [0.5, 0.65]; a Rev 4 id counts at the weakest strength. Never reaches the default threshold.
  */
 export function derivedConfidence(relationship: RowRelationship, viaRevision4: boolean, fanOut: number, sourceConfidence: number): number {
-  if (isStrongRow(relationship, viaRevision4) && fanOut <= STRONG_FAN_OUT) {
-    return Math.min(DERIVED_MAX_CONFIDENCE, round2(STRONG_BASE + (DERIVED_MAX_CONFIDENCE - STRONG_BASE) * Math.max(0, sourceConfidence - DERIVATION_SOURCE_MIN_CONFIDENCE) / 0.2));
+  const strength = viaRevision4 ? ROW_STRENGTH.intersect : ROW_STRENGTH[relationship];
+  const value = round2(DERIVED_MIN_CONFIDENCE + (DERIVED_MAX_CONFIDENCE - DERIVED_MIN_CONFIDENCE) * strength * Math.min(1, FULL_STRENGTH_FAN_OUT / fanOut) * sourceConfidence);
+  return Math.min(DERIVED_MAX_CONFIDENCE, Math.max(DERIVED_MIN_CONFIDENCE, value));
+}
+
+// ---- mappings through security objectives ----
+
+/**
+ * The rubric (docs/registry.md, "Objectives"): how an objective's judged relationship to a control
+ * becomes the mapping of every signal that evidences the objective. Only equal and subset_of reach
+ * the default gap threshold, because only then is a failing instance of the objective a gap in the
+ * control as written.
+ */
+export function objectiveMapping(link: ObjectiveLink): { relationship: Relationship; confidence: number } {
+  switch (link.relationship) {
+    case 'equal':
+      return { relationship: 'primary', confidence: 0.95 };
+    case 'subset_of':
+      return link.core ? { relationship: 'primary', confidence: 0.9 } : { relationship: 'supporting', confidence: 0.75 };
+    case 'superset_of':
+      return { relationship: 'partial', confidence: 0.6 };
+    case 'intersects_with':
+      return { relationship: 'partial', confidence: 0.5 };
   }
-  const value = round2(DERIVED_MIN_CONFIDENCE + (WEAK_MAX - DERIVED_MIN_CONFIDENCE) * ROW_STRENGTH[relationship] * Math.min(1, STRONG_FAN_OUT / fanOut) * sourceConfidence);
-  return Math.min(WEAK_MAX, Math.max(DERIVED_MIN_CONFIDENCE, value));
+}
+
+/** Objective links of a signal, the strongest per control; a mapping authored on the signal itself wins. */
+function objectiveMappings(model: RegistryModel, signal: SignalNode): MappingNode[] {
+  const authored = new Set(signal.mappings.map((m) => `${m.framework}|${m.control}`));
+  const best = new Map<string, MappingNode>();
+  for (const objectiveId of model.objectivesOfSignal.get(signal.id) ?? []) {
+    const objective = model.objectiveById.get(objectiveId)!;
+    for (const link of objective.links) {
+      const key = `${link.framework}|${link.control}`;
+      if (authored.has(key)) continue;
+      const target = controlOf(model, link.framework, link.control);
+      if (!target) continue;
+      const { relationship, confidence } = objectiveMapping(link);
+      const current = best.get(key);
+      if (current && current.confidence >= confidence) continue;
+      best.set(key, {
+        signal_id: signal.id,
+        framework: link.framework,
+        control_id: link.control,
+        control_title: target.title,
+        relationship,
+        confidence,
+        rationale: link.rationale,
+        provenance: { kind: 'objective', objective: objective.id, set_relationship: link.relationship },
+        derived: true,
+      });
+    }
+  }
+  return [...best.values()];
 }
 
 export function frameworkRank(model: RegistryModel): (code: string) => number {
@@ -90,17 +128,14 @@ interface Candidate extends MappingNode {
   order: string;
 }
 
-/** A generated technical signal: its controls are the tools' claims, or inherited from its 1.0.0 topic. */
+/** A generated technical signal: no mapping of its own, its controls come through the objectives it evidences. */
 export function isTechnical(signal: SignalNode): boolean {
-  if (signal.domain !== 'GEN') return false;
-  return signal.inherits_topic !== undefined || (signal.mappings.length > 0 && signal.mappings.every((m) => m.provenance.kind === 'scanner_rule'));
+  return signal.domain === 'GEN' && signal.mappings.length === 0;
 }
 
-function deriveForSignal(model: RegistryModel, links: CrosswalkLinks, signal: SignalNode): MappingNode[] {
-  // Technical signals take their frameworks from the tools' own claims, which already name every
-  // framework a tool maps; crosswalks extend the signals written by people (issue 11).
+/** Crosswalk derivation starts from a signal's authored primary mappings, only to controls nothing else reaches. */
+function deriveForSignal(model: RegistryModel, links: CrosswalkLinks, signal: SignalNode, reached: Set<string>): MappingNode[] {
   if (isTechnical(signal)) return [];
-  const authored = new Set(signal.mappings.map((m) => `${m.framework}|${m.control}`));
   const best = new Map<string, Candidate>();
   for (const source of signal.mappings) {
     if (source.relationship !== 'primary' || source.confidence < DERIVATION_SOURCE_MIN_CONFIDENCE) continue;
@@ -116,7 +151,7 @@ function deriveForSignal(model: RegistryModel, links: CrosswalkLinks, signal: Si
     }
     for (const link of outgoing) {
       const key = `${link.framework}|${link.control}`;
-      if (link.framework === source.framework || authored.has(key)) continue;
+      if (link.framework === source.framework || reached.has(key)) continue;
       const target = controlOf(model, link.framework, link.control);
       if (!target) continue;
       const n = fanOut.get(`${link.stem}|${link.framework}`)!.size;
@@ -127,7 +162,7 @@ function deriveForSignal(model: RegistryModel, links: CrosswalkLinks, signal: Si
         framework: link.framework,
         control_id: link.control,
         control_title: target.title,
-        relationship: confidence >= STRONG_BASE ? 'supporting' : 'partial',
+        relationship: 'partial',
         confidence,
         rationale: derivedRationale(link, sourceControl),
         provenance: { kind: 'crosswalk', source: link.stem, via: source.control },
@@ -153,41 +188,12 @@ function derivedRationale(link: CrosswalkLink, via: ControlNode): string {
   return `Derived from the ${link.publisher} crosswalk (${link.stem}${revision}): the signal is a primary indicator for ${viaText}, and the crosswalk row relating ${via.id} to ${link.control} reads "${link.relationship}" (seen from ${via.id}).`;
 }
 
-/** Inherited topic controls never claim more than this: no tool vouches for them. */
-export const TOPIC_PRIMARY_CAP = 0.7;
-
-/**
- * A technical signal that no tool claims a requirement for takes the primary controls of the
- * 1.0.0 topic its rules were filed under, at confidence min(topic's, 0.7), as expert judgement.
- */
-function inheritedMappings(model: RegistryModel, signal: SignalNode): MappingNode[] {
-  const topic = signal.inherits_topic === undefined ? undefined : model.signalById.get(signal.inherits_topic);
-  if (!topic) return [];
-  // One control per framework (the topic's first primary there): enough for the gap analysis to
-  // see the framework, without multiplying every topic mapping by thousands of signals.
-  const seen = new Set<string>();
-  return topic.mappings
-    .filter((m) => m.relationship === 'primary' && m.provenance.kind === 'expert' && !seen.has(m.framework) && !!seen.add(m.framework))
-    .map((m) => ({
-      signal_id: signal.id,
-      framework: m.framework,
-      control_id: m.control,
-      control_title: controlOf(model, m.framework, m.control)?.title ?? m.control,
-      relationship: 'supporting' as const,
-      confidence: Math.min(m.confidence, TOPIC_PRIMARY_CAP),
-      rationale: `No tool claims a requirement for these rules: inherited from the 1.0.0 topic ${topic.id}, whose primary control this is.`,
-      provenance: { kind: 'expert' as const },
-      derived: true,
-    }));
-}
-
-/** Authored mappings plus inherited and crosswalk-derived ones, sorted by signal, framework order, catalog order. */
+/** Authored mappings, then those through objectives, then crosswalk-derived ones; sorted by signal, framework order, catalog order. */
 export function allMappings(model: RegistryModel, pairs: ControlPair[]): MappingNode[] {
   const links = new CrosswalkLinks(pairs);
   const rank = frameworkRank(model);
   const out: MappingNode[] = [];
   for (const signal of model.signals) {
-    out.push(...inheritedMappings(model, signal));
     for (const m of signal.mappings) {
       out.push({
         signal_id: signal.id,
@@ -201,7 +207,10 @@ export function allMappings(model: RegistryModel, pairs: ControlPair[]): Mapping
         derived: false,
       });
     }
-    out.push(...deriveForSignal(model, links, signal));
+    const throughObjectives = objectiveMappings(model, signal);
+    out.push(...throughObjectives);
+    const reached = new Set([...signal.mappings.map((m) => `${m.framework}|${m.control}`), ...throughObjectives.map((m) => `${m.framework}|${m.control_id}`)]);
+    out.push(...deriveForSignal(model, links, signal, reached));
   }
   const index = (m: MappingNode) => controlOf(model, m.framework, m.control_id)?.index ?? 0;
   return out.sort(

@@ -14,6 +14,7 @@ import {
   type CrosswalkNode,
   type DomainNode,
   type FrameworkNode,
+  type ObjectiveNode,
   type RegistryModel,
   type SignalNode,
   type TemplateNode,
@@ -28,7 +29,7 @@ const NAME = '[A-Z0-9]+(?:-[A-Z0-9]+){0,3}';
 export const SIGNAL_ID = new RegExp(`^CSR-(${DOMAINS})-(${CATEGORIES})-${NAME}-(\\d{3,4})$`);
 export const TEMPLATE_ID = new RegExp(`^FT-(${DOMAINS})-(${CATEGORIES})-${NAME}-\\d{3,4}-\\d{3}$`);
 const ARTIFACT_TYPE_ID = /^([a-z]+)\.([a-z0-9_]+)\.([a-z0-9_]+)$/;
-/** GEN topic signals (authored judgement, no scanner claim) need primary mappings into at least this many frameworks. */
+/** An authored GEN signal (one that belongs to several frameworks equally) needs primary mappings into at least this many frameworks. */
 const GEN_PRIMARY_FRAMEWORKS = 3;
 
 const stemOf = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
@@ -250,6 +251,10 @@ interface SignalContext {
   crosswalks: Map<string, CrosswalkNode>;
   /** stem|framework|control → via control ids that the crosswalk relates to it. */
   crosswalkVia: Map<string, Set<string>>;
+  /** Signal ids an objectives file assigns to an objective or lists as unassigned. */
+  accounted: Set<string>;
+  /** Signal ids a supersessions file lists: kept for old references, held to no mapping rule of new signals. */
+  superseded: Set<string>;
 }
 
 function checkProvenance(ctx: SignalContext, file: string, path: string, mapping: SignalMappingSource): void {
@@ -363,17 +368,14 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
         if (mapping.relationship === 'primary') primaryFrameworks.add(mapping.framework);
         checkProvenance(ctx, fileName, at, mapping);
       });
-      // A generated technical signal: every mapping is a tool's claim (or it inherits its topic's controls).
-      const claimed = signal.mappings.length > 0 && signal.mappings.every((m) => m.provenance.kind === 'scanner_rule');
-      if (signal.inherits_topic !== undefined) {
-        if (signal.mappings.length) issues.error(fileName, `${path}/inherits_topic`, `a signal that inherits its topic's controls has no mappings of its own`);
-        if (domain !== 'GEN') issues.error(fileName, `${path}/inherits_topic`, `only GEN technical signals inherit a topic`);
-      } else if (!signal.mappings.length) {
-        issues.error(fileName, `${path}/mappings`, `signal '${signal.id}' has no mappings (and inherits no topic)`);
-      }
-      if (domain === 'GEN') {
-        // Technical signals follow what the tools claim, whichever frameworks that is.
-        if (!claimed && signal.inherits_topic === undefined && primaryFrameworks.size < GEN_PRIMARY_FRAMEWORKS) {
+      if (!signal.mappings.length) {
+        // A technical signal reaches controls through the objectives it evidences (or is listed as evidencing none).
+        if (domain !== 'GEN') issues.error(fileName, `${path}/mappings`, `signal '${signal.id}' has no mappings`);
+        else if (!ctx.accounted.has(signal.id) && !parsed.unusable.objectives.has(signal.id)) {
+          issues.error(fileName, `${path}/mappings`, `signal '${signal.id}' has no mappings and no objectives file assigns it (or lists it as unassigned)`);
+        }
+      } else if (domain === 'GEN') {
+        if (primaryFrameworks.size < GEN_PRIMARY_FRAMEWORKS && !ctx.superseded.has(signal.id)) {
           issues.error(fileName, `${path}/mappings`, `GEN signal '${signal.id}' needs primary mappings into at least ${GEN_PRIMARY_FRAMEWORKS} frameworks (has ${primaryFrameworks.size}${primaryFrameworks.size ? `: ${[...primaryFrameworks].join(', ')}` : ''})`);
         }
       } else if (!primaryFrameworks.has(domain)) {
@@ -451,16 +453,97 @@ function checkToolMappings(parsed: ParsedSources, issues: Issues, tools: Map<str
   return out.sort((a, b) => byString(a.tool_id, b.tool_id) || byString(a.rule_id, b.rule_id) || byString(a.template, b.template));
 }
 
-/** Topics a signal inherits must be signals of the same registry (checked once every signal is known). */
-function checkInheritedTopics(parsed: ParsedSources, issues: Issues, signalById: Map<string, SignalNode>): void {
-  for (const file of parsed.signalFiles) {
-    for (const { path, value } of file.records) {
-      if (value.inherits_topic === undefined || !signalById.has(value.id)) continue;
-      const topic = signalById.get(value.inherits_topic);
-      if (!topic) issues.error(file.file, `${path}/inherits_topic`, `topic signal '${value.inherits_topic}' does not exist`);
-      else if (topic.inherits_topic !== undefined) issues.error(file.file, `${path}/inherits_topic`, `topic signal '${value.inherits_topic}' itself inherits a topic`);
+function accountedSignals(parsed: ParsedSources): Set<string> {
+  const out = new Set<string>();
+  for (const file of parsed.objectiveFiles) {
+    for (const list of Object.values(file.doc.assignments)) for (const id of list) out.add(id);
+    for (const entry of file.doc.unassigned ?? []) out.add(entry.signal);
+  }
+  return out;
+}
+
+/** A primary link is `equal` or a core `subset_of`; more than this many into one framework must be split into finer objectives. */
+export const MAX_PRIMARY_LINKS_PER_FRAMEWORK = 3;
+
+/**
+ * Objectives: unique ids, links to controls that exist (each pair once, `core` only on subset_of,
+ * at most MAX_PRIMARY_LINKS_PER_FRAMEWORK primary links into one framework), assignments naming
+ * existing objectives and signals, no signal both assigned and listed as unassigned.
+ */
+function checkObjectives(
+  parsed: ParsedSources,
+  issues: Issues,
+  frameworks: Map<string, FrameworkNode>,
+  signalById: Map<string, SignalNode>,
+): Pick<RegistryModel, 'objectives' | 'objectiveById' | 'objectivesOfSignal' | 'unassignedSignals'> {
+  const ids = new IdRegistry<unknown>('objective', issues);
+  const objectiveById = new Map<string, ObjectiveNode>();
+  for (const file of parsed.objectiveFiles) {
+    const family = stemOf(file.file);
+    if (file.doc.family !== family) issues.error(file.file, '/family', `family '${file.doc.family}' does not match the file name (expected objectives/${file.doc.family}.yaml)`);
+    for (const located of file.records) {
+      const { path, value } = located;
+      let ok = ids.add(value.id, located);
+      if (!value.id.startsWith(`OBJ-${family}-`)) {
+        issues.error(file.file, `${path}/id`, `objective id '${value.id}' must start with OBJ-${family}-`);
+        ok = false;
+      }
+      const seen = new Set<string>();
+      const primaries = new Map<string, number>();
+      value.links.forEach((link, i) => {
+        const at = `${path}/links/${i}`;
+        const framework = frameworks.get(link.framework);
+        if (!framework) {
+          if (!parsed.unusable.frameworks.has(link.framework)) issues.error(file.file, `${at}/framework`, `framework ${link.framework} has no catalog in frameworks/`);
+        } else if (!framework.byId.has(link.control)) {
+          issues.error(file.file, `${at}/control`, `control '${link.control}' does not exist in framework ${link.framework}`);
+        }
+        const key = `${link.framework}|${link.control}`;
+        if (seen.has(key)) issues.error(file.file, `${at}/control`, `${link.framework} ${link.control} is linked twice by this objective`);
+        seen.add(key);
+        if (link.core !== undefined && link.relationship !== 'subset_of') issues.error(file.file, `${at}/core`, 'is used only with relationship subset_of');
+        if (link.relationship === 'equal' || (link.relationship === 'subset_of' && link.core)) primaries.set(link.framework, (primaries.get(link.framework) ?? 0) + 1);
+      });
+      for (const [code, n] of primaries) {
+        if (n > MAX_PRIMARY_LINKS_PER_FRAMEWORK) issues.error(file.file, `${path}/links`, `${n} primary links (equal or core subset_of) into ${code}; at most ${MAX_PRIMARY_LINKS_PER_FRAMEWORK}: split the objective`);
+      }
+      if (ok) objectiveById.set(value.id, { ...value, family, author: file.doc.author, file: file.file, path, signals: [] });
     }
   }
+  const objectivesOfSignal = new Map<string, string[]>();
+  const unassignedSignals = new Map<string, string>();
+  for (const file of parsed.objectiveFiles) {
+    for (const [objectiveId, list] of Object.entries(file.doc.assignments)) {
+      const objective = objectiveById.get(objectiveId);
+      if (!objective) {
+        if (!ids.byId.has(objectiveId)) issues.error(file.file, `/assignments/${objectiveId}`, `objective '${objectiveId}' does not exist`);
+        continue;
+      }
+      list.forEach((signalId, i) => {
+        if (!signalById.has(signalId)) {
+          if (!parsed.unusable.signals.has(signalId)) issues.error(file.file, `/assignments/${objectiveId}/${i}`, `signal '${signalId}' does not exist`);
+          return;
+        }
+        const current = objectivesOfSignal.get(signalId) ?? [];
+        if (current.includes(objectiveId)) issues.error(file.file, `/assignments/${objectiveId}/${i}`, `signal '${signalId}' is assigned to ${objectiveId} twice`);
+        else {
+          current.push(objectiveId);
+          objective.signals.push(signalId);
+        }
+        objectivesOfSignal.set(signalId, current);
+      });
+    }
+    (file.doc.unassigned ?? []).forEach((entry, i) => {
+      if (!signalById.has(entry.signal) && !parsed.unusable.signals.has(entry.signal)) issues.error(file.file, `/unassigned/${i}/signal`, `signal '${entry.signal}' does not exist`);
+      else unassignedSignals.set(entry.signal, entry.reason);
+    });
+  }
+  // A family may hand a signal on ("belongs to family X"); an assignment elsewhere settles it.
+  for (const signalId of objectivesOfSignal.keys()) unassignedSignals.delete(signalId);
+  for (const list of objectivesOfSignal.values()) list.sort(byString);
+  const objectives = [...objectiveById.values()].sort((a, b) => byString(a.id, b.id));
+  for (const objective of objectives) objective.signals.sort(byString);
+  return { objectives, objectiveById, objectivesOfSignal, unassignedSignals };
 }
 
 function checkSupersessions(parsed: ParsedSources, issues: Issues, signalById: Map<string, SignalNode>): Map<string, string[]> {
@@ -554,12 +637,14 @@ export function buildModel(parsed: ParsedSources, issues: Issues): RegistryModel
     tools,
     crosswalks: new Map(crosswalks.map((c) => [c.stem, c])),
     crosswalkVia,
+    accounted: accountedSignals(parsed),
+    superseded: new Set(parsed.supersessionFiles.flatMap((f) => f.records.map((r) => r.value.signal_id))),
   });
   const signalById = new Map(signals.map((s) => [s.id, s]));
-  checkInheritedTopics(parsed, issues, signalById);
   const supersededBy = checkSupersessions(parsed, issues, signalById);
   const templates = checkTemplates(parsed, issues, signalById, artifactTypes);
   const toolMappings = checkToolMappings(parsed, issues, tools, new Set(templates.map((t) => t.id)));
+  const objectives = checkObjectives(parsed, issues, frameworks, signalById);
   return {
     meta: parsed.meta ?? { registry_version: '0.0.0', spec_version: '0.0.0', ocsf_version: '0.0.0' },
     frameworks: [...frameworks.values()],
@@ -574,5 +659,6 @@ export function buildModel(parsed: ParsedSources, issues: Issues): RegistryModel
     toolMappings,
     ruleAliases: checkRuleAliases(parsed, issues, tools),
     supersededBy,
+    ...objectives,
   };
 }

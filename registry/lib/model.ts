@@ -6,6 +6,7 @@ import type {
   ArtifactTypeSource,
   ControlProse,
   FindingTemplateSource,
+  ObjectiveSource,
   RegistryMetaFile,
   SignalSource,
   ToolConfidence,
@@ -50,6 +51,16 @@ export interface SignalNode extends SignalSource {
   domain: string;
   file: string;
   path: string;
+}
+
+/** A security objective with its judged control links (objectives/<FAMILY>.yaml). */
+export interface ObjectiveNode extends ObjectiveSource {
+  family: string;
+  author: string;
+  file: string;
+  path: string;
+  /** The signals assigned to it, sorted. */
+  signals: string[];
 }
 
 /** One row of a crosswalk file, as published (framework codes of the file, not yet expanded). */
@@ -109,6 +120,13 @@ export interface RegistryModel {
   ruleAliases: RuleAliasNode[];
   /** Superseded signal id → its successors (supersessions/<DOMAIN>.yaml). */
   supersededBy: Map<string, string[]>;
+  /** Sorted by id. */
+  objectives: ObjectiveNode[];
+  objectiveById: Map<string, ObjectiveNode>;
+  /** Signal id → the objectives it evidences, sorted. */
+  objectivesOfSignal: Map<string, string[]>;
+  /** Signal id → why it evidences no objective (listed under `unassigned` of a family). */
+  unassignedSignals: Map<string, string>;
 }
 
 export const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

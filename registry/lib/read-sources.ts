@@ -17,6 +17,7 @@ import {
   ControlProseFile,
   CrosswalkFile,
   FindingTemplatesFile,
+  ObjectivesFile,
   FrameworkCatalogFile,
   RegistryMetaFile,
   RuleAliasesFile,
@@ -69,6 +70,7 @@ export interface ParsedSources {
   toolMappingFiles: ParsedFile<ToolMappingsFile, RecordOf<ToolMappingsFile, 'mappings'>>[];
   ruleAliasFiles: ParsedFile<RuleAliasesFile, RecordOf<RuleAliasesFile, 'aliases'>>[];
   supersessionFiles: ParsedFile<SupersessionsFile, RecordOf<SupersessionsFile, 'supersessions'>>[];
+  objectiveFiles: ParsedFile<ObjectivesFile, RecordOf<ObjectivesFile, 'objectives'>>[];
   /** tool id → the tool's real rule ids, from rule-ids/<tool>.txt. */
   ruleIds: Map<string, Set<string>>;
   /** Per kind, ids that exist in the sources but could not be used (see UnusableIds). */
@@ -78,6 +80,7 @@ export interface ParsedSources {
     artifactTypes: UnusableIds;
     tools: UnusableIds;
     frameworks: UnusableIds;
+    objectives: UnusableIds;
   };
 }
 
@@ -292,6 +295,7 @@ export function parseSources(files: SourceFile[], issues: Issues): ParsedSources
     toolMappingFiles: [],
     ruleAliasFiles: [],
     supersessionFiles: [],
+    objectiveFiles: [],
     ruleIds: new Map(),
     unusable: {
       signals: new UnusableIds(),
@@ -299,6 +303,7 @@ export function parseSources(files: SourceFile[], issues: Issues): ParsedSources
       artifactTypes: new UnusableIds(),
       tools: new UnusableIds(),
       frameworks: new UnusableIds(),
+      objectives: new UnusableIds(),
     },
   };
   const { unusable } = parsed;
@@ -376,6 +381,12 @@ export function parseSources(files: SourceFile[], issues: Issues): ParsedSources
       case 'supersessions': {
         const result = parseListFile<SupersessionsFile, RecordOf<SupersessionsFile, 'supersessions'>>(file, SupersessionsFile, 'supersessions', issues);
         if (result) parsed.supersessionFiles.push(result);
+        break;
+      }
+      case 'objectives': {
+        const result = parseListFile<ObjectivesFile, RecordOf<ObjectivesFile, 'objectives'>>(file, ObjectivesFile, 'objectives', issues);
+        if (result) parsed.objectiveFiles.push(result);
+        else unusable.objectives.addUnreadableFile();
         break;
       }
       default:

@@ -24,6 +24,9 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr registry report [--json]                    registry depth figures against their targets (docs/registry-report.md)
   csr registry generate [--out DIR] [--check]     rewrite the generated registry sources from registry/facts
                                                   (--check: compare instead, exit 1 when a file differs)
+  csr registry review draw [--seed N] [--size N]  draw the release's precision sample (registry/review/precision-<version>.yaml)
+  csr registry review seal                        record the mappings the finished review vouches for
+  csr registry review check                       exit 1 unless the committed review vouches for the current mappings
   csr registry facts --from DIR                   maintainer: extract registry/facts from a reference folder (../shared/reference)
   csr analyze FILE|- [--frameworks A,B] [--tier T] [--format F] [--variant a|b]
                                                   gap analysis offline: FILE holds a request body, a findings array, or a
@@ -104,7 +107,7 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' }, variant: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, check: { type: 'boolean' } },
+    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' }, variant: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, check: { type: 'boolean' }, seed: { type: 'string' }, size: { type: 'string' } },
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -162,6 +165,39 @@ async function run(argv: string[]): Promise<void> {
     const report = computeReport(await loadReportInput(defaultSourcesDir));
     out(values.json ? JSON.stringify(report, null, 2) : formatReportText(report));
     return;
+  }
+  if (group === 'registry' && action === 'review') {
+    const review = await import('../../registry/review.js');
+    const { model, mappings, errors } = review.loadModel(defaultSourcesDir);
+    if (errors) throw new UsageError(`registry sources have ${errors} errors (csr registry build lists them)`);
+    const path = review.reviewPath(dirname(defaultSourcesDir), model.meta.registry_version);
+    const step = positionals[0];
+    if (step === 'draw') {
+      const seed = Number(values.seed ?? Date.now() % 2147483647);
+      const size = Number(values.size ?? review.DEFAULT_SAMPLE_SIZE);
+      if (!Number.isInteger(seed) || !Number.isInteger(size) || size < 200) throw new UsageError('--seed must be an integer and --size an integer of at least 200');
+      const drawn = review.drawSample(model, mappings, seed, size);
+      review.writeReview(path, drawn);
+      out(`${drawn.sample.length} mappings drawn (seed ${seed}) into ${path}`);
+      return;
+    }
+    const current = review.readReview(path);
+    if (!current) throw new UsageError(`no review at ${path}: csr registry review draw`);
+    if (step === 'seal') {
+      const open = current.sample.filter((e) => !e.verdict).length;
+      if (open) throw new UsageError(`${open} sampled mappings have no verdict yet`);
+      review.writeReview(path, { ...current, mappings_hash: review.mappingsHash(mappings) });
+      out(`review of registry ${current.registry_version} sealed`);
+      return;
+    }
+    if (step === 'check') {
+      const problems = review.reviewProblems(current, model, mappings);
+      const f = review.reviewFigures(current);
+      out(`precision review of registry ${current.registry_version}: ${f.judged} judged; exact ${f.exact.pct}% [${f.exact.low}, ${f.exact.high}], partial ${f.partial.pct}%, wrong ${f.wrong.pct}% [${f.wrong.low}, ${f.wrong.high}]`);
+      if (problems.length) throw new UsageError(`the review does not vouch for the current mappings:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);
+      return;
+    }
+    throw new UsageError('registry review needs draw, seal or check');
   }
   if (group === 'registry' && action === 'facts') {
     if (!values.from) throw new UsageError('registry facts needs --from DIR (the reference folder, e.g. ../shared/reference)');

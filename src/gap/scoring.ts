@@ -8,7 +8,7 @@
  */
 import { FINDING_STATUSES, SEVERITY_RANK, type ControlStatus, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
 
-export const SCORING_VERSION = '1.0.0';
+export const SCORING_VERSION = '2.0.0';
 /** 1.1.0: data.resources (the artifacts findings name) and each gap's `resources` indices; summary.findings the observed_at span and the tools. */
 export const RESULT_FORMAT_VERSION = '1.1.0';
 
@@ -46,10 +46,11 @@ export interface ControlVerdict {
 }
 
 /**
- * The status rule. A failing finding through a primary mapping makes the control non-compliant;
- * failing findings through supporting or partial mappings only, or an accepted finding, make it
- * partially compliant; passing evidence alone makes it compliant. The strongest class present
- * decides, in one pass; `severityOf` is asked only of failing or accepted evidence.
+ * The status rule. A failing finding through a primary mapping makes the control non-compliant.
+ * Other adverse evidence (failing through supporting or partial mappings, or risk-accepted) makes
+ * it partially compliant only beside passing evidence (mixed evidence earns partial credit); with
+ * no passing evidence it is non-compliant, since credit rests on something observed to pass.
+ * Passing evidence alone makes it compliant. One pass; `severityOf` is asked only of adverse evidence.
  */
 export function controlVerdict<E extends Evidence>(evidence: readonly E[], severityOf: (evidence: E) => Severity): ControlVerdict {
   // The highest confidence seen per class; -1: none of that class.
@@ -67,7 +68,7 @@ export function controlVerdict<E extends Evidence>(evidence: readonly E[], sever
     severity = higherSeverity(severity, severityOf(item));
   }
   if (failingPrimary >= 0) return { status: 'non_compliant', confidence: failingPrimary, severity };
-  if (otherAdverse >= 0) return { status: 'partially_compliant', confidence: otherAdverse, severity };
+  if (otherAdverse >= 0) return { status: passing >= 0 ? 'partially_compliant' : 'non_compliant', confidence: otherAdverse, severity };
   return { status: 'compliant', confidence: passing, severity };
 }
 
@@ -209,8 +210,9 @@ export function scoringMethod(context: MethodContext = {}): MethodSection[] {
     {
       title: 'Control status',
       text:
-        `Non-compliant: a failing (${statusesOf('failing')}) finding reaches the control through a primary mapping. ` +
-        `Partially compliant: failing findings reach it only through supporting or partial mappings, or a ${statusesOf('accepted')} finding reaches it. ` +
+        `Non-compliant: a failing (${statusesOf('failing')}) finding reaches the control through a primary mapping, ` +
+        `or only adverse evidence reaches it (failing findings through supporting or partial mappings, or ${statusesOf('accepted')} findings): no credit without passing evidence. ` +
+        'Partially compliant: such adverse evidence is mixed with passing evidence for the same control. ' +
         `Compliant: only passing evidence (${statusesOf('passing')} findings) reaches it. ` +
         'Not assessed: no finding reaches it; a control without evidence is never counted compliant.',
     },

@@ -38,8 +38,11 @@ import {
   PROVIDERS,
   PROVENANCE_KINDS,
   RELATIONSHIPS,
+  SET_RELATIONSHIPS,
   SIGNAL_CATEGORIES,
+  SIGNAL_ID_PATTERN,
 } from './registry-source.js';
+import { FindingInput } from './gap.js';
 import { FRAMEWORK_CODES, SEVERITIES } from '../core/vocabulary.js';
 import { CustomFrameworkDetail, CustomFrameworkListItem } from './custom-framework.js';
 import { StringEnum } from './string-enum.js';
@@ -256,7 +259,6 @@ export type SchemaType = (typeof SCHEMA_TYPES)[number];
 /** Version of the object schemas below; bump on any change to them. */
 export const VALIDATION_SCHEMA_VERSION = '1.0.0';
 
-const SIGNAL_ID_PATTERN = `^CSR-(${DOMAIN_CODES.join('|')})-(${SIGNAL_CATEGORIES.join('|')})-[A-Z0-9]+(-[A-Z0-9]+){0,3}-[0-9]{3,4}$`;
 const Text = Type.String({ minLength: 1 });
 const Confidence = Type.Number({ minimum: 0, maximum: 1 });
 const SemVer = Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$' });
@@ -267,7 +269,7 @@ export const SignalObject = Closed({
   id: Type.String({ pattern: SIGNAL_ID_PATTERN, description: 'CSR-<DOMAIN>-<CATEGORY>-<NAME...>-<NNN>' }),
   domain: StringEnum(DOMAIN_CODES),
   category: StringEnum(SIGNAL_CATEGORIES),
-  title: Type.String({ minLength: 1, maxLength: 100 }),
+  title: Type.String({ minLength: 1, maxLength: 220 }),
   description: Text,
   severity: StringEnum(SEVERITIES),
   tags: Type.Array(Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }), { minItems: 1 }),
@@ -280,19 +282,6 @@ export const SignalObject = Closed({
   // Registry 2.0.0: served signals say whether they are superseded (docs/registry.md).
   status: Type.Optional(StringEnum(SIGNAL_STATUSES)),
   superseded_by: Type.Optional(Type.Array(Type.String())),
-});
-
-/**
- * A finding as POST /v1/gap-analysis takes it (spec 2.6). status and observed_at are optional
- * (required in Variant A, unmarked in Variant B: the union is accepted); extra fields are allowed.
- */
-export const FindingObject = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 256 }),
-  signal_id: Type.String({ pattern: SIGNAL_ID_PATTERN }),
-  status: Type.Optional(StringEnum(['open', 'in_progress', 'resolved', 'accepted', 'false_positive'] as const)),
-  observed_at: Type.Optional(Type.String({ format: 'date-time' })),
-  severity: Type.Optional(Type.Object({ level: StringEnum(SEVERITIES), score: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })) })),
-  artifact: Type.Optional(Type.Object({ type: Type.Optional(Type.String()), id: Type.Optional(Type.String()), provider: Type.Optional(Type.String()) })),
 });
 
 /** An artifact type definition (spec 2.10). */
@@ -327,14 +316,23 @@ export const MappingObject = Closed({
   confidence: Confidence,
   rationale: Text,
   provenance: Type.Optional(
-    Closed({ kind: StringEnum(PROVENANCE_KINDS), source: Type.Optional(Text), via: Type.Optional(Text), rules: Type.Optional(Type.Array(Text)) }),
+    Closed({
+      kind: StringEnum(PROVENANCE_KINDS),
+      source: Type.Optional(Text),
+      via: Type.Optional(Text),
+      rules: Type.Optional(Type.Array(Text)),
+      framework_version: Type.Optional(Text),
+      objective: Type.Optional(Text),
+      set_relationship: Type.Optional(StringEnum(SET_RELATIONSHIPS)),
+    }),
   ),
   derived: Type.Optional(Type.Boolean()),
 });
 
 export const VALIDATION_SCHEMAS: Record<SchemaType, TSchema> = {
   signal: SignalObject,
-  finding: FindingObject,
+  // One schema for a finding: /v1/validate answers exactly what POST /v1/gap-analysis would.
+  finding: FindingInput,
   artifact: ArtifactObject,
   mapping: MappingObject,
 };

@@ -1,12 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FINDING_STATUSES, SEVERITIES } from '../core/vocabulary.js';
+import { SIGNAL_ID_PATTERN } from './registry-source.js';
 import { StringEnum } from './string-enum.js';
 
-/** A finding as submitted (spec 2.6). status and observed_at may be absent (Variant B); absent status reads as open. */
+/**
+ * A finding as submitted (spec 2.6), the one schema for a finding: the create and import routes,
+ * /v1/validate, the engine and the OpenAPI document all use it. status and observed_at may be
+ * absent (Variant B); absent status reads as open. A well-formed signal id that the registry does
+ * not hold is refused by the create route (GAP_SIGNAL_NOT_FOUND), not by the schema.
+ */
 export const FindingInput = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 256 }),
-    signal_id: Type.String({ minLength: 1, maxLength: 128 }),
+    signal_id: Type.String({ pattern: SIGNAL_ID_PATTERN, maxLength: 128, description: 'CSR-<DOMAIN>-<CATEGORY>-<NAME...>-<NNN>' }),
     status: Type.Optional(StringEnum(FINDING_STATUSES)),
     observed_at: Type.Optional(Type.String({ format: 'date-time' })),
     severity: Type.Optional(

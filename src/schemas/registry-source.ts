@@ -26,7 +26,11 @@ export const SIGNAL_CATEGORIES = [
   'IDENTITY', 'IR', 'NET', 'PHYS', 'PRIVACY', 'RISK', 'TECH', 'TRAIN', 'VENDOR', 'VULN',
 ] as const;
 export const RELATIONSHIPS = ['primary', 'supporting', 'partial'] as const;
-export const PROVENANCE_KINDS = ['expert', 'crosswalk', 'scanner_rule'] as const;
+/** The form of a signal id (docs/registry.md): CSR-<DOMAIN>-<CATEGORY>-<NAME of 1-4 words>-<NNN or NNNN>. */
+export const SIGNAL_ID_PATTERN = `^CSR-(${DOMAIN_CODES.join('|')})-(${SIGNAL_CATEGORIES.join('|')})-[A-Z0-9]+(-[A-Z0-9]+){0,3}-[0-9]{3,4}$`;
+export const PROVENANCE_KINDS = ['expert', 'crosswalk', 'scanner_rule', 'objective'] as const;
+/** NIST IR 8477 set-theory relationships, read as "the objective is <relationship> the control". */
+export const SET_RELATIONSHIPS = ['equal', 'subset_of', 'superset_of', 'intersects_with'] as const;
 export const EFFORTS = ['low', 'medium', 'high'] as const;
 export const FRAMEWORK_CATEGORIES = ['healthcare', 'financial', 'government', 'general'] as const;
 export const ARTIFACT_CATEGORIES = ['cloud', 'endpoint', 'network', 'application', 'data', 'identity'] as const;
@@ -45,6 +49,8 @@ export const Relationship = StringEnum(RELATIONSHIPS);
 export type Relationship = Static<typeof Relationship>;
 export const ProvenanceKind = StringEnum(PROVENANCE_KINDS);
 export type ProvenanceKind = Static<typeof ProvenanceKind>;
+export const SetRelationship = StringEnum(SET_RELATIONSHIPS);
+export type SetRelationship = Static<typeof SetRelationship>;
 export const Effort = StringEnum(EFFORTS);
 export type Effort = Static<typeof Effort>;
 export const DomainCode = StringEnum(DOMAIN_CODES);
@@ -149,7 +155,8 @@ export type SignalMappingSource = Static<typeof SignalMappingSource>;
 export const SignalSource = Closed({
   id: Text,
   category: SignalCategory,
-  title: Type.String({ minLength: 1, maxLength: 100 }),
+  /** Technical signals carry the condition's full name, which some benchmarks make long. */
+  title: Type.String({ minLength: 1, maxLength: 220 }),
   description: Text,
   severity: Severity,
   tags: Type.Array(Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }), { minItems: 2, maxItems: 6 }),
@@ -162,11 +169,6 @@ export const SignalSource = Closed({
     conditions: Type.Array(Text, { minItems: 1, maxItems: 3 }),
   }),
   remediation_hint: Text,
-  /**
-   * A technical signal no tool claims a framework requirement for: it takes the primary controls of
-   * this 1.0.0 topic signal (capped confidence, see docs/registry.md). Its own mappings may then be empty.
-   */
-  inherits_topic: Type.Optional(Text),
   mappings: Type.Array(SignalMappingSource),
 });
 export type SignalSource = Static<typeof SignalSource>;
@@ -180,6 +182,41 @@ export const SignalsFile = Closed({
   signals: Type.Array(SignalSource),
 });
 export type SignalsFile = Static<typeof SignalsFile>;
+
+// ---- objectives/<FAMILY>.yaml (security objectives and their judged control links) ----
+
+export const ObjectiveLink = Closed({
+  framework: FrameworkCode,
+  control: Text,
+  /** The objective compared with the control (NIST IR 8477). */
+  relationship: SetRelationship,
+  /** Only with subset_of: the objective is a central part of what the control requires. */
+  core: Type.Optional(Type.Boolean()),
+  /** Why this pair holds, naming what in the control the objective evidences. */
+  rationale: Type.String({ minLength: 40 }),
+});
+export type ObjectiveLink = Static<typeof ObjectiveLink>;
+
+export const ObjectiveSource = Closed({
+  id: Type.String({ pattern: '^OBJ-[A-Z]+(-[A-Z0-9]+){1,6}$' }),
+  title: Type.String({ minLength: 1, maxLength: 100 }),
+  statement: Text,
+  links: Type.Array(ObjectiveLink),
+});
+export type ObjectiveSource = Static<typeof ObjectiveSource>;
+
+export const ObjectivesFile = Closed({
+  family: Type.String({ pattern: '^[A-Z]+$' }),
+  name: Text,
+  /** Who judged the links; a precision reviewer of these links must be someone else. */
+  author: Text,
+  objectives: Type.Array(ObjectiveSource),
+  /** Objective id → the signals that are instances of it (a failing result shows the objective unmet). */
+  assignments: Type.Record(Type.String(), Type.Array(Text)),
+  /** Signals of the family that evidence none of its objectives, with the reason. */
+  unassigned: Type.Optional(Type.Array(Closed({ signal: Text, reason: Text }))),
+});
+export type ObjectivesFile = Static<typeof ObjectivesFile>;
 
 // ---- crosswalks/<A>__<B>.yaml (published rows, imported) ----
 

@@ -61,6 +61,10 @@ export const MappingProvenance = Type.Object({
   rules: Type.Optional(Type.Array(Type.String())),
   /** scanner_rule: the tool's framework map the claim is read from, with its version. */
   framework_version: Type.Optional(Type.String()),
+  /** objective: the security objective the signal evidences, through which the control is reached. */
+  objective: Type.Optional(Type.String()),
+  /** objective: the objective compared with the control (NIST IR 8477: equal, subset_of, superset_of, intersects_with). */
+  set_relationship: Type.Optional(Type.String()),
 });
 export type MappingProvenance = Static<typeof MappingProvenance>;
 
@@ -74,7 +78,7 @@ export const MappingRecord = Type.Object({
   confidence: Type.Number(),
   rationale: Type.String(),
   provenance: MappingProvenance,
-  /** true for mappings the compiler derived from a published crosswalk. */
+  /** true for mappings the compiler derived (through a security objective or a published crosswalk), false for mappings authored on the signal. */
   derived: Type.Boolean(),
 });
 export type MappingRecord = Static<typeof MappingRecord>;

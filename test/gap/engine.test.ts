@@ -49,16 +49,16 @@ t.test('status rules', async (t) => {
   const a1 = aaa.gaps.find((g) => g.control.id === 'A1')!;
   const a2 = aaa.gaps.find((g) => g.control.id === 'A2')!;
   t.equal(a1.status, 'non_compliant', 'failing finding through a primary mapping');
-  t.equal(a2.status, 'partially_compliant', 'failing finding only through a supporting mapping');
+  t.equal(a2.status, 'non_compliant', 'failing finding only through a supporting mapping, nothing passing: no credit');
   t.equal(a1.confidence, 0.9);
   t.equal(a1.severity, 'high', 'severity falls back to the signal');
-  t.same(aaa.counts, { compliant: 0, partially_compliant: 1, non_compliant: 1, not_assessed: 8 });
-  t.equal(aaa.score, 25, '100 × (0 + 0.5 × 1) / 2');
+  t.same(aaa.counts, { compliant: 0, partially_compliant: 0, non_compliant: 2, not_assessed: 8 });
+  t.equal(aaa.score, 0, 'a failure-only scan scores 0 on what it assessed');
   t.equal(aaa.status, 'non_compliant');
   t.equal(aaa.coverage, 0.2);
 
   const accepted = assess(registry, [finding('f1', 'S-PRIMARY', 'accepted')], ['AAA'], defaults).frameworks[0];
-  t.equal(accepted.gaps[0].status, 'partially_compliant', 'an accepted risk is a partial gap');
+  t.equal(accepted.gaps[0].status, 'non_compliant', 'an accepted risk alone earns no credit');
 
   const passing = assess(registry, [finding('f1', 'S-PRIMARY', 'false_positive')], ['AAA'], defaults).frameworks[0];
   t.equal(passing.compliant[0].status, 'compliant', 'only passing evidence → compliant');
@@ -164,12 +164,12 @@ t.test('remediation: per-platform re-scan checks become one check, after the fix
 
 t.test('overall posture pools frameworks; cross-framework insights', async (t) => {
   const outcome = assess(registry, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-WIDE', 'false_positive')], ['AAA', 'BBB'], defaults);
-  // AAA: A1 non-compliant, A4 compliant → 50. BBB: B1 partial (supporting 0.75), B2 compliant → 75.
+  // AAA: A1 non-compliant, A4 compliant → 50. BBB: B1 non-compliant (supporting 0.75, nothing passing), B2 compliant → 50.
   t.equal(outcome.frameworks[0].score, 50);
-  t.equal(outcome.frameworks[1].score, 75);
-  t.same(outcome.overall.counts, { compliant: 2, partially_compliant: 1, non_compliant: 1, not_assessed: 10 });
-  t.equal(outcome.overall.score, 62.5, '100 × (2 + 0.5) / 4');
-  t.equal(outcome.overall.status, 'at_risk');
+  t.equal(outcome.frameworks[1].score, 50);
+  t.same(outcome.overall.counts, { compliant: 2, partially_compliant: 0, non_compliant: 2, not_assessed: 10 });
+  t.equal(outcome.overall.score, 50, '100 × 2 / 4');
+  t.equal(outcome.overall.status, 'non_compliant');
   t.equal(outcome.overall.high_gaps, 2, 'A1 and B1 are high');
 
   t.equal(outcome.common_gaps.length, 1);

@@ -83,6 +83,22 @@ t.test('the status rule: the strongest class of evidence decides, with its confi
   t.same(controlVerdict([evidence[0]], severityOf), { status: 'compliant', confidence: 0.95, severity: null });
 });
 
+t.test('credit rests on passing evidence: adverse evidence alone earns none, whatever the relationship', async (t) => {
+  const severityOf = () => 'medium' as const;
+  for (const relationship of ['supporting', 'partial'] as MappingRelationship[]) {
+    t.equal(controlVerdict([{ kind: 'failing', relationship, confidence: 0.75 }], severityOf).status, 'non_compliant', `failing through ${relationship} alone`);
+    t.equal(
+      controlVerdict([{ kind: 'failing', relationship, confidence: 0.75 }, { kind: 'passing', relationship: 'primary', confidence: 0.9 }], severityOf).status,
+      'partially_compliant',
+      `failing through ${relationship} beside passing evidence is mixed`,
+    );
+  }
+  t.equal(controlVerdict([{ kind: 'accepted', relationship: 'primary', confidence: 0.9 }], severityOf).status, 'non_compliant', 'a risk-accepted finding alone');
+  const failureOnly = ['primary', 'supporting', 'partial'].map((relationship) => controlVerdict([{ kind: 'failing', relationship: relationship as MappingRelationship, confidence: 0.8 }], severityOf).status);
+  const counts = { compliant: 0, partially_compliant: failureOnly.filter((s) => s === 'partially_compliant').length, non_compliant: failureOnly.filter((s) => s === 'non_compliant').length, not_assessed: 0 };
+  t.equal(pooledPosture([{ counts, critical_gaps: 0, high_gaps: 0 }]).score, 0, 'a failure-only scan scores 0 on what it assessed');
+});
+
 t.test('pooling adds counts up; it never averages scores', async (t) => {
   const a = { counts: { compliant: 9, partially_compliant: 0, non_compliant: 1, not_assessed: 90 }, critical_gaps: 0, high_gaps: 0 };
   const b = { counts: { compliant: 0, partially_compliant: 2, non_compliant: 0, not_assessed: 8 }, critical_gaps: 0, high_gaps: 1 };

@@ -43,7 +43,7 @@ for (const [fixture, expected] of cases) {
 t.test('a misspelt field is named, with the field it leaves missing', async (t) => {
   t.same(await compileErrors(fixtureSources(t, 'unknown-field'), tempDir(t)), [
     `${SIGNAL}/severity is required`,
-    `${SIGNAL}/severty is not a known field (allowed: id, category, title, description, severity, tags, version, created, updated, effort, detection, remediation_hint, inherits_topic, mappings)`,
+    `${SIGNAL}/severty is not a known field (allowed: id, category, title, description, severity, tags, version, created, updated, effort, detection, remediation_hint, mappings)`,
   ]);
 });
 

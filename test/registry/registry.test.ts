@@ -69,7 +69,7 @@ t.test('mappings: per signal, by filters, with stable ids', async (t) => {
   const ofSignal = registry.mappingsOfSignal(S_CRYPTO);
   t.same(ofSignal.map((m) => `${m.framework} ${m.control_id} ${m.relationship}`), [
     'HIPAA 164.312(a)(2)(iv) primary',
-    'ISO27001 A.8.24 supporting',
+    'ISO27001 A.8.24 partial',
     'NISTCSF PR.DS-01 primary',
   ]);
   t.match(ofSignal[0], {

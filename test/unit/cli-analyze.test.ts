@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { finding, primarySignals } from '../helpers/findings.js';
+import { SCORING_VERSION } from '../../src/gap/scoring.js';
 
 const csr = join(projectRoot, 'bin', 'csr.js');
 
@@ -20,7 +21,7 @@ t.test('csr analyze: offline gap analysis from a file or standard input', async 
   const result = JSON.parse(run.stdout);
   t.match(result.data.id, /^GAP-/);
   t.equal(result.data.by_framework.HIPAA.gaps[0].control.id, control_id);
-  t.equal(result.meta.scoring_version, '1.0.0');
+  t.equal(result.meta.scoring_version, SCORING_VERSION);
 
   const body = JSON.stringify({ frameworks: ['HIPAA', 'SOC2'], findings: [finding('f-1', signal_id)] });
   const piped = spawnSync(process.execPath, [csr, 'analyze', '-', '--tier', 'pro'], { input: body, encoding: 'utf8' });
