@@ -92,6 +92,46 @@ t.test('Defender for Cloud recommendations CSV: states, CRLF lines, quoted field
   t.equal(scan.results[0].rule_title, 'Storage accounts should restrict network access');
 });
 
+t.test('Defender for Cloud regulatory compliance CSV: the resource state, resolved by name like the recommendations', async (t) => {
+  const scan = read('defender-compliance.csv');
+  t.equal(scan.format, 'defender-csv');
+  t.same(rows('defender-compliance.csv'), [
+    ['2a1a9cdf-e04d-429a-8416-3bfb72a1b26f', 'fail', 'Unhealthy', 'medium'],
+    ['1c5de8e1-f68d-4a17-96be-4cdb2ae1ce5b', 'pass', 'Healthy', 'high'],
+  ]);
+});
+
+t.test('GuardDuty as EventBridge delivers it: the finding under detail, camelCase fields', async (t) => {
+  const event = {
+    version: '0',
+    id: 'c8c4daa7-a20c-2f03-0070-b7393dd542ad',
+    'detail-type': 'GuardDuty Finding',
+    source: 'aws.guardduty',
+    account: '111122223333',
+    time: '2026-11-20T05:01:12Z',
+    region: 'eu-west-1',
+    resources: [],
+    detail: {
+      schemaVersion: '2.0',
+      accountId: '111122223333',
+      region: 'eu-west-1',
+      arn: 'arn:aws:guardduty:eu-west-1:111122223333:detector/12abc/finding/9f',
+      type: 'CryptoCurrency:EC2/BitcoinTool.B!DNS',
+      resource: { resourceType: 'Instance', instanceDetails: { instanceId: 'i-0a1b2c3d4e5f60718' } },
+      service: { serviceName: 'guardduty', archived: false, eventLastSeen: '2026-11-20T05:00:00.000Z' },
+      severity: 8,
+      title: 'EC2 instance i-0a1b2c3d4e5f60718 is querying a domain name associated with Bitcoin-related activity.',
+      updatedAt: '2026-11-20T05:01:00.000Z',
+    },
+  };
+  const scan = readScan(Buffer.from(JSON.stringify(event)), 'auto');
+  t.equal(scan.format, 'guardduty');
+  t.same(
+    scan.results.map((r) => [r.rule_id, r.resource, r.outcome, r.severity, r.observed_at]),
+    [['CryptoCurrency:EC2/BitcoinTool.B!DNS', 'i-0a1b2c3d4e5f60718', 'fail', 'high', '2026-11-20T05:00:00.000Z']],
+  );
+});
+
 t.test('InSpec / HDF: a result per control with Heimdall statuses, tags.nist as the tool’s 800-53 claims', async (t) => {
   const scan = read('hdf.json');
   t.same([scan.format, scan.tool, scan.tool_version], ['hdf', 'inspec', '5.22.36']);

@@ -81,3 +81,48 @@ t.test('Snyk IaC: issues, an ignored one accepted', async (t) => {
   ]);
   t.equal(scan.results[0].resource, '/src/infra/s3.tf:4 resource.aws_s3_bucket[payroll].versioning.enabled');
 });
+
+t.test('trivy-operator ClusterComplianceReport with a detail report: one result per check', async (t) => {
+  const report = {
+    apiVersion: 'aquasecurity.github.io/v1alpha1',
+    kind: 'ClusterComplianceReport',
+    metadata: { name: 'k8s-nsa' },
+    spec: { reportType: 'all', compliance: { id: 'k8s-nsa', title: 'National Security Agency - Kubernetes Hardening Guidance v1.0', controls: [] } },
+    status: {
+      detailReport: {
+        id: 'k8s-nsa',
+        results: [
+          {
+            id: '1.0',
+            name: 'Non-root containers',
+            severity: 'MEDIUM',
+            checks: [
+              { checkID: 'AVD-KSV-0012', title: 'Runs as root user', severity: 'MEDIUM', success: false, target: 'payroll/Deployment/api' },
+              { checkID: 'AVD-KSV-0012', title: 'Runs as root user', severity: 'MEDIUM', success: true, target: 'payroll/Deployment/batch' },
+            ],
+          },
+        ],
+      },
+      updateTimestamp: '2026-11-20T06:00:00Z',
+    },
+  };
+  const scan = readScan(Buffer.from(JSON.stringify(report)), 'auto');
+  t.same(
+    scan.results.map((r) => [r.rule_id, r.outcome, r.resource]),
+    [
+      ['AVD-KSV-0012', 'fail', 'k8s-nsa 1.0 payroll/Deployment/api'],
+      ['AVD-KSV-0012', 'pass', 'k8s-nsa 1.0 payroll/Deployment/batch'],
+    ],
+  );
+});
+
+t.test('Kubescape: a failure excepted by the user passes with sub-status w/exceptions: accepted', async (t) => {
+  const doc = JSON.parse(fixture('kubescape.json').toString('utf8'));
+  doc.results[0].controls[0].status = { status: 'passed', subStatus: 'w/exceptions' };
+  doc.results[0].controls[1].status = { status: 'passed', subStatus: 'irrelevant' };
+  const scan = readScan(Buffer.from(JSON.stringify(doc)), 'kubescape');
+  t.same(scan.results.slice(0, 2).map((r) => [r.rule_id, r.outcome, r.raw_status]), [
+    ['C-0016', 'accepted', 'passed (w/exceptions)'],
+    ['C-0017', 'other', 'passed (irrelevant)'],
+  ]);
+});
