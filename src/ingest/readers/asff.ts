@@ -158,7 +158,8 @@ export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowle
           rule_id: ruleId,
           rule_title: title,
           rule_alternates: alternates.length ? alternates : undefined,
-          threat: !complianceStatus && !!type && THREAT_TYPES.test(type),
+          // GuardDuty reports only what it saw happen, whatever namespace its type is filed under.
+          threat: !complianceStatus && (findingTool === 'aws-guardduty' || (!!type && THREAT_TYPES.test(type))),
         }),
       );
     }
