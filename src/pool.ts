@@ -10,6 +10,7 @@ import type { DataMemberSpans } from './gap/variant.js';
 import type { BatchOutcome, ValidateBatchTask } from './validation/validator.js';
 import type { RenderExportTask } from './schemas/export.js';
 import type { ImportAnalysisTask, ImportFindingsOutput, ImportFindingsTask } from './ingest/import.js';
+import type { ReadFrameworkOutput, ReadFrameworkTask } from './custom-frameworks/read-task.js';
 
 /**
  * The worker tasks, each a name with its input and its result: workers/tasks.ts implements this
@@ -24,6 +25,7 @@ export interface WorkerTasks {
   importFindings: { input: ImportFindingsTask; output: ImportFindingsOutput };
   importAnalysis: { input: ImportAnalysisTask; output: AnalyzeOutput };
   dataMemberSpans: { input: { payload: Uint8Array }; output: DataMemberSpans };
+  readFramework: { input: ReadFrameworkTask; output: ReadFrameworkOutput };
 }
 
 export type TaskName = keyof WorkerTasks;

@@ -15,6 +15,7 @@ import { compareStored, type CompareOutcome, type CompareTask } from '../src/gap
 import { scanMemberSpans, type DataMemberSpans } from '../src/gap/variant.js';
 import { registryControls, registryEvidence } from '../src/export/model.js';
 import { withCustomCatalogue, withCustomEvidence } from '../src/custom-frameworks/export.js';
+import { readFramework as readFrameworkOf, type ReadFrameworkOutput, type ReadFrameworkTask } from '../src/custom-frameworks/read-task.js';
 import type { RenderExportTask } from '../src/schemas/export.js';
 import type { TaskModule } from '../src/pool.js';
 import {
@@ -303,4 +304,14 @@ export function dataMemberSpans(task: { payload: Uint8Array }): DataMemberSpans 
   return spans;
 }
 
-({ ready, analyze, compare, validateBatch, renderExport, importFindings, importAnalysis, dataMemberSpans }) satisfies TaskModule;
+/** POST /v1/frameworks, PUT /v1/frameworks/:code above the inline size: read the file and check it against the registry. */
+export async function readFramework(task: ReadFrameworkTask): Promise<ReadFrameworkOutput> {
+  busyUntil = Infinity;
+  try {
+    return await readFrameworkOf(registry, task);
+  } finally {
+    afterTask(task.body.byteLength);
+  }
+}
+
+({ ready, analyze, compare, validateBatch, renderExport, importFindings, importAnalysis, dataMemberSpans, readFramework }) satisfies TaskModule;

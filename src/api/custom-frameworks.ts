@@ -10,10 +10,12 @@ import { ApiError, notFound } from '../core/errors.js';
 import { json, type Reply, type Route, type RouteContext } from '../http/route.js';
 import type { Registry } from '../registry/registry.js';
 import { ownFramework, resolvedFramework } from '../custom-frameworks/account.js';
-import { codeTakenByRegistry, defineFramework, type FrameworkMeta } from '../custom-frameworks/define.js';
+import { codeTakenByRegistry, type FrameworkMeta } from '../custom-frameworks/define.js';
+import { INLINE_FRAMEWORK_MAX_BYTES, readFramework, type ReadFrameworkTask } from '../custom-frameworks/read-task.js';
+import { ownedBytes } from './gap-analysis.js';
 import { DEFAULT_MIN_CONFIDENCE } from '../custom-frameworks/inheritance.js';
 import { controlCategories, CUSTOM_FRAMEWORK_LIMITS, frameworkInvalid, type CustomFrameworkSummary, type StoredCustomFramework } from '../custom-frameworks/model.js';
-import { FRAMEWORK_MEDIA_TYPES, readFrameworkBody, XLSX_MEDIA_TYPE } from '../custom-frameworks/read.js';
+import { FRAMEWORK_MEDIA_TYPES, XLSX_MEDIA_TYPE } from '../custom-frameworks/read.js';
 import { csvTemplate, xlsxTemplate, type TemplateExample } from '../custom-frameworks/spreadsheet.js';
 import {
   CustomFrameworkBody,
@@ -56,9 +58,23 @@ export function customDetail(framework: StoredCustomFramework) {
   };
 }
 
+/** The body read and checked: inline when small, on a worker thread otherwise. */
 async function readDefinition(ctx: RouteContext<FrameworkMeta>, current?: StoredCustomFramework) {
-  const draft = await readFrameworkBody(ctx.rawBody ?? Buffer.alloc(0), ctx.headers['content-type']);
-  return { format: draft.format, content: defineFramework(draft, ctx.query, ctx.services.registry, current) };
+  const body = ctx.rawBody ?? Buffer.alloc(0);
+  const task: ReadFrameworkTask = {
+    body,
+    contentType: ctx.headers['content-type'],
+    query: { ...ctx.query },
+    ...(current && { current: { code: current.code, name: current.name, description: current.description } }),
+  };
+  let output;
+  if (body.byteLength <= INLINE_FRAMEWORK_MAX_BYTES) output = await readFramework(ctx.services.registry, task);
+  else {
+    const owned = ownedBytes(body);
+    output = await ctx.services.pool.run('readFramework', { ...task, body: owned }, [owned.buffer as ArrayBuffer], ctx.closed);
+  }
+  if (!output.ok) throw new ApiError(output.error.code, output.error.details, { message: output.error.message });
+  return output;
 }
 
 async function createFramework(ctx: RouteContext<FrameworkMeta>) {
@@ -196,7 +212,7 @@ async function coverage({ services, account, params }: RouteContext) {
   });
 }
 
-const WRITE_ERRORS = ['framework_invalid', 'invalid_json', 'json_too_deep', 'unsupported_media_type', 'payload_too_large'] as const;
+const WRITE_ERRORS = ['framework_invalid', 'invalid_json', 'json_too_deep', 'unsupported_media_type', 'payload_too_large', 'service_busy', 'task_timeout'] as const;
 
 export const customFrameworkRoutes: Route[] = [
   {
@@ -211,6 +227,8 @@ export const customFrameworkRoutes: Route[] = [
     rawBody: true,
     accepts: FRAMEWORK_MEDIA_TYPES,
     bodyLimit: 'analysis',
+    // A large file is read on a worker thread; its body waits for a turn there (src/pool.ts).
+    pooled: { bodiesOver: INLINE_FRAMEWORK_MAX_BYTES },
     response: CustomFrameworkDetail,
     errors: [...WRITE_ERRORS, 'framework_exists', 'framework_limit_reached'],
     handler: createFramework,
@@ -227,6 +245,8 @@ export const customFrameworkRoutes: Route[] = [
     rawBody: true,
     accepts: FRAMEWORK_MEDIA_TYPES,
     bodyLimit: 'analysis',
+    // A large file is read on a worker thread; its body waits for a turn there (src/pool.ts).
+    pooled: { bodiesOver: INLINE_FRAMEWORK_MAX_BYTES },
     response: CustomFrameworkDetail,
     errors: [...WRITE_ERRORS],
     handler: replaceFramework,

@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { startTestService, call, type CallResult } from '../helpers/service.js';
 import { finding, testRegistry } from '../helpers/findings.js';
 import { readWorkbook } from '../export/read-back.js';
+import { INLINE_FRAMEWORK_MAX_BYTES } from '../../src/custom-frameworks/read-task.js';
 import { mappedSignalIds, oscalCatalog, sampleFramework, spreadsheetRows, toCsv, toXlsx } from '../custom-frameworks/fixtures.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -36,6 +37,7 @@ t.test('an OSCAL catalog of over 300 controls, in the shape of NIST SP 800-53', 
   const { catalog, expected } = oscalCatalog(20, { signals, correspondsTo: `${builtIn.framework}:${builtIn.control_id}` });
   t.ok(expected.length >= 300, `${expected.length} controls`);
   const body = JSON.stringify(catalog);
+  t.ok(body.length > INLINE_FRAMEWORK_MAX_BYTES, `${body.length} bytes: read on a worker thread`);
 
   const noCode = await send('POST', '/v1/frameworks', body, 'application/json');
   t.match(expectInvalid(t, noCode, 'no code in the file or the query'), { format: 'oscal', reason: /code is required/ });
