@@ -80,7 +80,7 @@ t.test('every route is in the document with its parameters, body, response and e
   }
   const documented = Object.values(document.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
   t.equal(documented, operations, 'nothing documented beyond the route table');
-  t.same(Object.keys(document.components.schemas.Error.properties.error.properties.code.enum.reduce((a: object, c: string) => ({ ...a, [c]: 1 }), {})).sort(), Object.keys(ERROR_CODES).sort(), 'the error schema lists every code');
+  t.same([...new Set<string>(document.components.schemas.Error.properties.error.properties.code.enum)].sort(), Object.keys(ERROR_CODES).sort(), 'the error schema lists every code');
 });
 
 t.test('every schema in the document compiles as JSON Schema 2020-12', async (t) => {

@@ -10,7 +10,7 @@ export interface ChildService {
   url: string;
   port: number;
   process: ChildProcess;
-  /** Resolves with the exit code (or the signal's name) when the process ends. */
+  /** Resolves with the exit code (or the signal's name) when the process has ended and all it wrote has been read. */
   exited: Promise<number | string>;
   /** Whether the process has ended. */
   readonly ended: boolean;
@@ -24,7 +24,8 @@ export interface ChildService {
 
 const OUTPUT_LINES = 200;
 
-export async function startChildService(env: Record<string, string>, startTimeoutMs = 30_000): Promise<ChildService> {
+/** `startTimeoutMs` only bounds a process that hangs: a loaded machine may take many seconds to start one. */
+export async function startChildService(env: Record<string, string>, startTimeoutMs = 120_000): Promise<ChildService> {
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, SERVER_ENTRY], {
     // info: the 'listening' line carries the port; errors (with their stacks) follow it.
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: '0', HOST: '127.0.0.1' },
@@ -32,8 +33,9 @@ export async function startChildService(env: Record<string, string>, startTimeou
   });
   const lines: string[] = [];
   let ended = false;
+  // 'close', not 'exit': the output is then read to its end.
   const exited = new Promise<number | string>((resolve) =>
-    child.on('exit', (code, signal) => {
+    child.on('close', (code, signal) => {
       ended = true;
       resolve(code ?? signal ?? 'unknown');
     }),

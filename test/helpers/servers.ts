@@ -3,11 +3,13 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Test } from 'tap';
 
 /**
  * Throwaway PostgreSQL and Redis servers for tests, started from the Debian packages' binaries
  * on free loopback ports in temp dirs, and stopped (dirs removed) by `stop`. When a package is
- * not installed the starter returns a reason to skip that names it.
+ * not installed the starter returns a reason to skip that names it, and `throwaway` turns that
+ * reason into a counted skip: a suite without its server never passes with nothing checked.
  */
 export interface ThrowawayServer {
   url: string;
@@ -44,14 +46,29 @@ function asPostgresUser(): { uid: number; gid: number; wrap: (command: string[])
   return { uid, gid, wrap: (command) => ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--', ...command] };
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} while starting`);
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what} did not start within ${timeoutMs} ms`);
+/**
+ * Resolves when the server prints the line saying it accepts connections (both servers print one
+ * once they listen); rejects if it exits first. The deadline only bounds a server that hangs.
+ */
+function readyLine(stream: NodeJS.ReadableStream, ready: RegExp, what: string, child: ChildProcess, log: () => string, timeoutMs = 120_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-4000);
+      if (ready.test(seen)) finish();
+    };
+    const onExit = (code: number | null) => finish(new Error(`${what} exited with ${code} while starting`));
+    const timer = setTimeout(() => finish(new Error(`${what} printed no ready line within ${timeoutMs} ms`)), timeoutMs);
+    function finish(error?: Error) {
+      clearTimeout(timer);
+      stream.off('data', onData);
+      child.off('exit', onExit);
+      if (error) reject(new Error(`${error.message}\n${log()}`));
+      else resolve();
+    }
+    stream.on('data', onData);
+    child.once('exit', onExit);
+  });
 }
 
 async function stopChild(child: ChildProcess, signal: NodeJS.Signals, timeoutMs = 10_000): Promise<void> {
@@ -63,9 +80,18 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals, timeoutMs 
   clearTimeout(timer);
 }
 
+const POSTGRES_MISSING = 'SKIPPED: PostgreSQL binaries not found under /usr/lib/postgresql (install the Debian package postgresql: apt-get install postgresql)';
+const REDIS_MISSING = 'SKIPPED: redis-server not found (install the Debian package redis-server: apt-get install redis-server)';
+
+/** For a test's `{ skip }` option: the reason to skip when a server's package is not installed, else false. */
+export function serverMissing(...servers: Array<'postgres' | 'redis'>): string | false {
+  const reasons = servers.flatMap((server) => (server === 'postgres' ? (postgresBin() ? [] : [POSTGRES_MISSING]) : redisBin() ? [] : [REDIS_MISSING]));
+  return reasons.length ? reasons.join('; ') : false;
+}
+
 export async function startPostgres(): Promise<Started> {
   const bin = postgresBin();
-  if (!bin) return { skip: 'SKIPPED: PostgreSQL binaries not found under /usr/lib/postgresql (install the Debian package postgresql)' };
+  if (!bin) return { skip: POSTGRES_MISSING };
   const user = asPostgresUser();
   const dir = mkdtempSync(join(tmpdir(), 'csr-pg-'));
   const data = join(dir, 'data');
@@ -86,13 +112,12 @@ export async function startPostgres(): Promise<Started> {
   const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
-  const isReady = () => spawnSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'csr'], { encoding: 'utf8' }).status === 0;
   try {
-    await waitFor(isReady, 'postgres', child);
+    await readyLine(child.stderr!, /database system is ready to accept connections/, 'postgres', child, () => log);
   } catch (error) {
     await stopChild(child, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${(error as Error).message}\n${log}`);
+    throw error;
   }
   const created = spawnSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'csr', 'csr'], { encoding: 'utf8' });
   if (created.status !== 0) {
@@ -130,19 +155,19 @@ function redisBin(): string | undefined {
 /** `port`: a given one (to bring a Redis up where a client already waits), or a free one. */
 export async function startRedis(port?: number): Promise<Started> {
   const bin = redisBin();
-  if (!bin) return { skip: 'SKIPPED: redis-server not found (install the Debian package redis-server)' };
+  if (!bin) return { skip: REDIS_MISSING };
   const dir = mkdtempSync(join(tmpdir(), 'csr-redis-'));
   port ??= await freePort();
   const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
-  const cli = existsSync('/usr/bin/redis-cli') ? '/usr/bin/redis-cli' : 'redis-cli';
+  child.stderr!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
   try {
-    await waitFor(() => spawnSync(cli, ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout?.trim() === 'PONG', 'redis-server', child);
+    await readyLine(child.stdout!, /Ready to accept connections/, 'redis-server', child, () => log);
   } catch (error) {
     await stopChild(child, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${(error as Error).message}\n${log}`);
+    throw error;
   }
   return {
     server: {
@@ -155,12 +180,15 @@ export async function startRedis(port?: number): Promise<Started> {
   };
 }
 
-/** Starts a throwaway server for a tap suite and stops it at teardown; undefined (and a printed SKIPPED line) when absent. */
-export async function throwaway(t: { teardown(fn: () => unknown): void; comment(...args: unknown[]): void }, start: () => Promise<Started>): Promise<ThrowawayServer | undefined> {
+/**
+ * Starts a throwaway server for a tap suite and stops it at teardown. When its package is absent:
+ * undefined, and a skipped subtest that names what to install, so tap counts the skip (the caller
+ * returns; it has nothing to check).
+ */
+export async function throwaway(t: Pick<Test, 'teardown' | 'skip'>, start: () => Promise<Started>): Promise<ThrowawayServer | undefined> {
   const started = await start();
   if ('skip' in started) {
-    t.comment(started.skip);
-    process.stdout.write(`${started.skip}\n`);
+    void t.skip(started.skip, () => undefined);
     return undefined;
   }
   t.teardown(() => started.server.stop());

@@ -66,6 +66,9 @@ t.test('every acknowledged analysis survives SIGKILL mid-stream, byte for byte',
     let inFlight = 0;
     let stopped = false;
     let failure: Error | undefined;
+    // Settles when this round has its acknowledgements, or at the first failure.
+    let killTime!: () => void;
+    const readyToKill = new Promise<void>((resolve) => (killTime = resolve));
     const client = async (index: number) => {
       for (let n = 0; !stopped; n++) {
         inFlight++;
@@ -75,12 +78,13 @@ t.test('every acknowledged analysis survives SIGKILL mid-stream, byte for byte',
           if (response.status !== 200) throw new Error(`create answered ${response.status}: ${bytes.toString().slice(0, 200)}`);
           const id = JSON.parse(bytes.toString('utf8')).data.analysis_id as string;
           acknowledged.set(id, sha256(bytes));
-          ackedThisRound++;
+          if (++ackedThisRound >= ACKED_BEFORE_KILL) killTime();
         } catch (error) {
           // After the kill the connection drops: that create was never acknowledged.
           if (!stopped) {
             failure ??= error as Error;
             stopped = true;
+            killTime();
           }
         } finally {
           inFlight--;
@@ -88,7 +92,7 @@ t.test('every acknowledged analysis survives SIGKILL mid-stream, byte for byte',
       }
     };
     const clients = Array.from({ length: CLIENTS }, (_, index) => client(index));
-    while (ackedThisRound < ACKED_BEFORE_KILL && !failure) await new Promise((resolve) => setTimeout(resolve, 5));
+    await readyToKill;
     if (failure) {
       await Promise.all(clients);
       throw failure;

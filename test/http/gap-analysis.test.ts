@@ -1,7 +1,7 @@
 import t from 'tap';
-import { connect } from 'node:net';
 import { startTestService, call, type TestService } from '../helpers/service.js';
 import { finding, primarySignals, testRegistry } from '../helpers/findings.js';
+import { SCORING_VERSION } from '../../src/gap/scoring.js';
 
 const ALL = ['HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA'];
 
@@ -9,9 +9,16 @@ async function create(service: TestService, key: string, body: unknown) {
   return call(service, 'POST', '/v1/gap-analysis', { key, body });
 }
 
+// One service for the file, on the test's clock: each case makes accounts of its own and sets the
+// clock it needs. The cases that only set it later than 2026-04 make nothing that the retention
+// case's sweep (at 2026-03-31) could count. Analyses of thousands of findings, over the pool and
+// to slow readers, are in gap-analysis-large.test.ts (full lane).
+let now = new Date('2026-07-01T00:00:00Z');
+const service = await startTestService({ now: () => now });
+t.teardown(() => service.close());
+
 t.test('create and get: both variants, hand-checked statuses', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
+  now = new Date('2026-07-01T00:00:00Z');
   const key = await service.key('pro');
   const [failing, accepted, passing] = primarySignals('HIPAA', 3);
   const res = await create(service, key, {
@@ -29,7 +36,7 @@ t.test('create and get: both variants, hand-checked statuses', async (t) => {
   t.equal(data.analysis_id, data.id, 'Variant A and B ids agree');
   t.same(Object.keys(data.by_framework), ['HIPAA'], 'codes answered in canonical spelling');
   t.same(meta.version, '1.1.0');
-  t.equal(meta.scoring_version, '1.0.0');
+  t.equal(meta.scoring_version, SCORING_VERSION);
   t.equal(meta.registry_version, testRegistry().manifest.registry_version);
   t.type(meta.processing_time_ms, 'number');
 
@@ -74,8 +81,7 @@ t.test('create and get: both variants, hand-checked statuses', async (t) => {
 });
 
 t.test('create errors', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
+  now = new Date('2026-07-02T00:00:00Z');
   const pro = await service.key('pro');
   const teams = await service.key('teams');
   const [{ signal_id }] = primarySignals('SOC2', 1);
@@ -153,9 +159,7 @@ t.test('create errors', async (t) => {
 });
 
 t.test('retention: 410 before and after the sweep', async (t) => {
-  let now = new Date('2026-03-01T12:00:00Z');
-  const service = await startTestService({ now: () => now });
-  t.teardown(() => service.close());
+  now = new Date('2026-03-01T12:00:00Z');
   const key = await service.key('pro');
   const [{ signal_id }] = primarySignals('CIS', 1);
   const res = await create(service, key, { frameworks: ['CIS'], findings: [finding('f', signal_id)] });
@@ -179,9 +183,7 @@ t.test('retention: 410 before and after the sweep', async (t) => {
 });
 
 t.test('summary: newest first, paging, filters, trend, isolation', async (t) => {
-  let now = new Date('2026-05-01T00:00:00Z');
-  const service = await startTestService({ now: () => now });
-  t.teardown(() => service.close());
+  now = new Date('2026-05-01T00:00:00Z');
   const key = await service.key('teams');
   const [a, b] = primarySignals('PCIDSS', 2);
   const ids: string[] = [];
@@ -223,9 +225,7 @@ t.test('summary: newest first, paging, filters, trend, isolation', async (t) => 
 });
 
 t.test('compare', async (t) => {
-  let now = new Date('2026-06-01T00:00:00Z');
-  const service = await startTestService({ now: () => now });
-  t.teardown(() => service.close());
+  now = new Date('2026-06-01T00:00:00Z');
   const key = await service.key('teams');
   const [a, b, c] = primarySignals('ISO27001', 3);
   const baseline = await create(service, key, { frameworks: ['ISO27001', 'SOC2'], findings: [finding('1', a.signal_id, 'open'), finding('2', b.signal_id, 'open'), finding('3', c.signal_id, 'false_positive')] });
@@ -256,120 +256,4 @@ t.test('compare', async (t) => {
   const missing = await call(service, 'POST', '/v1/gap-analysis/compare', { key, body: { baseline_id: baseline.body.data.id } });
   t.equal(missing.body.error.code, 'invalid_parameter');
   t.equal(missing.body.error.details.parameter, 'current_id');
-});
-
-t.test('large analyses go through the worker pool; a full queue answers 503', async (t) => {
-  const service = await startTestService({ env: { WORKERS: '1', QUEUE_LIMIT: '1' } });
-  t.teardown(() => service.close());
-  const key = await service.key('enterprise');
-  const ids = testRegistry().signalIds();
-  const findings = Array.from({ length: 3000 }, (_, i) => finding(`f-${i}`, ids[i % ids.length], i % 3 ? 'open' : 'false_positive'));
-  const one = await create(service, key, { frameworks: ALL, findings });
-  t.equal(one.status, 200);
-  t.equal(Object.keys(one.body.data.by_framework).length, 11);
-  t.equal(one.body.data.summary.findings.submitted, 3000);
-
-  const burst = await Promise.all(Array.from({ length: 6 }, () => create(service, key, { frameworks: ALL, findings })));
-  const statuses = burst.map((r) => r.status);
-  t.ok(statuses.includes(200), 'some are served');
-  const second = burst.find((r) => r.status === 200)!;
-  const compared = await call(service, 'POST', '/v1/gap-analysis/compare', { key, body: { baseline_id: one.body.data.id, current_id: second.body.data.id } });
-  t.equal(compared.status, 200, 'compare of two large analyses (parsed in the pool)');
-  t.same(compared.body.data.changes, { improved: 0, regressed: 0, new_gaps: 0, resolved: 0 }, 'the same findings twice: nothing changed');
-  const busy = burst.find((r) => r.status === 503);
-  t.ok(busy, `some are refused while the queue is full (${statuses.join(',')})`);
-  t.equal(busy?.body.error.code, 'service_busy');
-  t.equal(busy?.headers.get('retry-after'), '1');
-});
-
-t.test('answers written into the memory of answers already sent are each whole, their own, and the ones stored', async (t) => {
-  const service = await startTestService({ env: { WORKERS: '1' } });
-  t.teardown(() => service.close());
-  const key = await service.key('enterprise');
-  const ids = testRegistry().signalIds();
-  // Above the inline size, so every one runs in the worker; sizes alternate so that answers land
-  // in larger memory than they need, and outgrow what they are given.
-  const bodyOf = (count: number) => ({ frameworks: ALL, findings: Array.from({ length: count }, (_, i) => finding(`n${count}-${i}`, ids[(i * 31) % ids.length])) });
-  // With ?variant=a the answer is cut from the stored one into memory of its own, which also goes
-  // to the workers once sent.
-  const check = async (res: Awaited<ReturnType<typeof create>>, count: number, label: string, query = '') => {
-    t.equal(res.status, 200, label);
-    t.equal(res.body.data.summary.findings.submitted, count, `${label}: the answer to its own request`);
-    const stored = await call(service, 'GET', `/v1/gap-analysis/${res.body.data.analysis_id}${query}`, { key });
-    t.equal(stored.text, res.text, `${label}: the stored answer is the one sent`);
-  };
-  for (const count of [900, 150, 400]) await check(await create(service, key, bodyOf(count)), count, `one at a time, ${count} findings`);
-  const { answerBuffers } = service.services.pool;
-  const kept = answerBuffers.take();
-  t.ok(kept && kept.byteLength > 0, 'a sent answer leaves its memory to the pool');
-  answerBuffers.give(kept!);
-
-  const counts = [700, 120, 1000, 60, 300, 850, 200, 500];
-  // Some compressed (the answer is read again after the store, by the compressor), some not.
-  const queryOf = (i: number) => (i % 4 === 1 ? '?variant=a' : '');
-  const answers = await Promise.all(
-    counts.map((count, i) => {
-      const headers: Record<string, string> = i % 3 === 0 ? { 'accept-encoding': 'gzip' } : {};
-      return call(service, 'POST', `/v1/gap-analysis${queryOf(i)}`, { key, body: bodyOf(count), headers });
-    }),
-  );
-  for (const [i, res] of answers.entries()) await check(res, counts[i], `${counts[i]} findings, eight at once${queryOf(i)}`, queryOf(i));
-  // And again, now that variants' memory has gone back to the workers too.
-  const again = await Promise.all(counts.map((count, i) => call(service, 'POST', `/v1/gap-analysis${queryOf(i + 1)}`, { key, body: bodyOf(count) })));
-  for (const [i, res] of again.entries()) await check(res, counts[i], `${counts[i]} findings, eight at once again${queryOf(i + 1)}`, queryOf(i + 1));
-});
-
-/**
- * POST from a client that reads nothing of the answer until `resume` resolves (a raw socket with
- * no reader: the kernel holds what it can, the server the rest), then reads it whole.
- */
-function slowPost(service: TestService, path: string, key: string, body: unknown, resume: Promise<void>): Promise<{ status: number; text: string }> {
-  const bytes = Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
-    socket.on('error', reject);
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`);
-    socket.write(bytes);
-    void resume.then(() => {
-      const chunks: Buffer[] = [];
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('end', () => {
-        const answer = Buffer.concat(chunks);
-        const headEnd = answer.indexOf('\r\n\r\n');
-        const head = answer.toString('latin1', 0, headEnd);
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
-        const text = answer.toString('utf8', headEnd + 4);
-        resolve({ status: Number(head.split(' ')[1]), text: Buffer.byteLength(text) === length ? text : `(${Buffer.byteLength(text)} of ${length} bytes) ${text}` });
-      });
-    });
-  });
-}
-
-t.test("an answer still being sent to a slow reader keeps its memory while later analyses run", async (t) => {
-  const ids = testRegistry().signalIds();
-  const bodyOf = (count: number, salt: string) => ({ frameworks: ALL, findings: Array.from({ length: count }, (_, i) => finding(`${salt}-${i}`, ids[(i * 31 + salt.length) % ids.length])) });
-  for (const query of ['', '?variant=b']) {
-    // A service of its own for each, so that the pool has room for the memory of the answer sent
-    // slowly, were it given back too soon (the later analyses would then take it from under it).
-    const service = await startTestService({ env: { WORKERS: '1' } });
-    t.teardown(() => service.close());
-    const key = await service.key('enterprise');
-    let release!: () => void;
-    const resume = new Promise<void>((done) => (release = done));
-    // 24 MB (16 MB as Variant B): more than the sockets hold while the reader waits.
-    const slow = slowPost(service, `/v1/gap-analysis${query}`, key, bodyOf(10_000, 'slow'), resume);
-    // Until it is stored: its answer is then being sent, and waits for the reader.
-    while ((await call(service, 'GET', '/v1/gap-analysis/summary', { key })).body.meta.total === 0) await new Promise((done) => setTimeout(done, 50));
-    // Meanwhile analyses of other findings take whatever answer memory the pool has been given.
-    const others = await Promise.all([1200, 2500, 800, 3000].map((count, i) => call(service, 'POST', `/v1/gap-analysis${query}`, { key, body: bodyOf(count, `other${i}`) })));
-    t.ok(others.every((res) => res.status === 200), `${query || 'union'}: the other analyses answered`);
-    release();
-    const answer = await slow;
-    t.equal(answer.status, 200);
-    const { data } = JSON.parse(answer.text);
-    const id = data.analysis_id ?? data.id;
-    const stored = await call(service, 'GET', `/v1/gap-analysis/${id}${query}`, { key });
-    t.ok(answer.text.length > 12_000_000, `${query || 'union'}: a large answer (${answer.text.length} bytes)`);
-    t.equal(answer.text, stored.text, `${query || 'union'}: the slow reader got its own answer, whole`);
-  }
 });

@@ -4,6 +4,7 @@ import { startTestService, call } from '../helpers/service.js';
 import { finding, primarySignals } from '../helpers/findings.js';
 import type { PoolTurn } from '../../src/pool.js';
 import { INLINE_ANALYSIS_MAX_BYTES } from '../../src/api/gap-analysis.js';
+import { until } from '../helpers/wait.js';
 
 // A body that may go to the pool is read only once its request has a turn there (src/pool.ts):
 // one worker thread gives two turns, and QUEUE_LIMIT=1 lets one more request wait for a turn.
@@ -47,7 +48,35 @@ function openRequest(payload = body) {
   };
 }
 const statusOf = (answer: string) => Number(answer.slice(9, 12));
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The turns as the pipeline takes and gives them back, counted, so that the cases wait for the
+// service to reach a state rather than for time to pass.
+const { pool } = service.services;
+const turns = { asked: 0, granted: 0, released: 0 };
+const takeTurn = pool.takeTurn.bind(pool);
+pool.takeTurn = (closed) => {
+  turns.asked++;
+  // A turn is given back by its release, or by its client leaving (the pool listens to `closed`).
+  const track = (turn: PoolTurn): PoolTurn => {
+    turns.granted++;
+    let released = false;
+    const given = () => {
+      if (!released) turns.released++;
+      released = true;
+    };
+    if (closed.aborted) given();
+    else closed.addEventListener('abort', given, { once: true });
+    return {
+      release() {
+        given();
+        turn.release();
+      },
+    };
+  };
+  const turn = takeTurn(closed);
+  return turn instanceof Promise ? turn.then(track) : track(turn);
+};
+const held = () => turns.granted - turns.released;
 
 t.test('with both turns held, a request waits unread, longer than uWS idles, and a fourth is refused at once', async (t) => {
   // The turns taken here as two requests would take them (a request's body must arrive within
@@ -56,7 +85,7 @@ t.test('with both turns held, a request waits unread, longer than uWS idles, and
   if (held.some((turn) => turn instanceof Promise)) throw new Error('both turns must be free at the start');
   const waiting = openRequest(largeBody);
   waiting.sendBody();
-  await settle(200);
+  await until(() => pool.queueSize === 1, 'the request waits for a turn');
   t.same((await call(service, 'GET', '/readyz')).body.pool, { queued: 1, queue_limit: 1 }, 'the request waits for a turn');
 
   const fourth = openRequest();
@@ -68,7 +97,8 @@ t.test('with both turns held, a request waits unread, longer than uWS idles, and
   t.equal((await call(service, 'GET', '/v1/signals?per_page=1', { key })).status, 200, 'registry reads are served meanwhile');
 
   // Longer than uWS's idle timeout (10 s, counted in ticks of 4 s, so at most 16 s): the waiting socket stays open.
-  await settle(17_000);
+  // This wait is the case itself: time must pass without the socket being closed.
+  await new Promise((resolve) => setTimeout(resolve, 17_000));
   t.equal(waiting.answeredAt, 0, 'no answer while the turns are held');
   (held[0] as PoolTurn).release();
   t.equal(statusOf(await waiting.answer), 200, 'given a turn, its body is read and analysed');
@@ -79,21 +109,22 @@ t.test('with both turns held, a request waits unread, longer than uWS idles, and
 
 t.test('a client that leaves, waiting or holding a turn, gives it up', async (t) => {
   const holders = [openRequest(), openRequest()];
-  await settle(200);
+  await until(() => held() === 2, 'both hold a turn');
   const waiting = openRequest();
-  await settle(200);
+  await until(() => pool.queueSize === 1, 'the third waits');
   // A paused socket's close is seen when it is resumed: the place is kept until the turn comes.
   waiting.close();
   holders[0].sendBody();
   t.equal(statusOf(await holders[0].answer), 200);
-  await settle(200);
+  // The turn went to the client that left, which gave it back.
+  await until(() => held() === 1 && pool.queueSize === 0, 'the turn given to the client that left is back');
   const next = openRequest();
-  await settle(200);
+  await until(() => held() === 2, 'the next holds a turn');
   t.same((await call(service, 'GET', '/readyz')).body.pool, { queued: 0, queue_limit: 1 }, 'the turn of the client that left while waiting is free again');
   holders[1].close();
-  await settle(200);
+  await until(() => held() === 1, 'the holder that left gave its turn back');
   const last = openRequest();
-  await settle(200);
+  await until(() => held() === 2, 'the last holds a turn');
   t.same((await call(service, 'GET', '/readyz')).body.pool, { queued: 0, queue_limit: 1 }, 'so is the turn of a holder that left');
   next.sendBody();
   last.sendBody();
@@ -105,7 +136,7 @@ t.test('a client that leaves, waiting or holding a turn, gives it up', async (t)
 
 t.test('a small body runs at once, without a turn, while the turns are held', async (t) => {
   const holders = [openRequest(), openRequest(), openRequest()];
-  await settle(300);
+  await until(() => held() === 2 && pool.queueSize === 1, 'two hold the turns and one waits');
   const small = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: [finding('f', signal_id)] } });
   t.equal(small.status, 200, 'a body under 16 KiB is analysed on the HTTP thread');
   for (const holder of holders) holder.sendBody();

@@ -26,7 +26,7 @@ function assessed(answer: { data: { summary: unknown; posture: unknown; framewor
   return JSON.stringify({ summary, posture, frameworks, cross_framework_insights });
 }
 
-/** One request over a raw connection, `pieces` written in turn with a pause between; the answer's status and body. */
+/** One request over a raw connection, `pieces` written in turn, each handed to the kernel before the next; the answer's status and body. */
 async function sendRaw(head: string, pieces: Buffer[]): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(service.url);
   const socket = connect(Number(port), hostname);
@@ -34,21 +34,22 @@ async function sendRaw(head: string, pieces: Buffer[]): Promise<{ status: number
   socket.on('data', (chunk: Buffer) => received.push(chunk));
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.write(head);
-  for (const piece of pieces) {
-    socket.write(piece);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  // Each piece handed to the kernel before the next is written.
+  for (const piece of pieces) await new Promise((resolve) => socket.write(piece, resolve));
   const text = await new Promise<string>((resolve, reject) => {
     socket.on('error', reject);
-    const poll = setInterval(() => {
+    // Checked at each arrival: done once the body its Content-Length announces is in.
+    const check = () => {
       const all = Buffer.concat(received).toString('utf8');
       const headEnd = all.indexOf('\r\n\r\n');
       const length = /content-length: (\d+)/i.exec(all.slice(0, headEnd))?.[1];
       if (headEnd > 0 && length !== undefined && Buffer.byteLength(all.slice(headEnd + 4)) >= Number(length)) {
-        clearInterval(poll);
+        socket.off('data', check);
         resolve(all);
       }
-    }, 10);
+    };
+    socket.on('data', check);
+    check();
   });
   socket.destroy();
   return { status: Number(text.slice(9, 12)), body: text.slice(text.indexOf('\r\n\r\n') + 4) };
@@ -93,8 +94,8 @@ t.test('a client that leaves mid-body costs nothing: the service answers the nex
   socket.on('error', () => {});
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.write(`POST /v1/gap-analysis HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
-  socket.write(body.subarray(0, body.length >> 1));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Half the body handed to the kernel, then the client goes.
+  await new Promise((resolve) => socket.write(body.subarray(0, body.length >> 1), resolve));
   socket.destroy();
   const after = await call(service, 'POST', '/v1/gap-analysis', { key, rawBody: body, headers: { 'content-type': 'application/json' } });
   t.equal(after.status, 200);

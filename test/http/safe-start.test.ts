@@ -110,18 +110,23 @@ t.test('a restart on the same port works: the exclusive listen socket is release
   // restart ends the old process, which closes every connection.
   await first.close();
   const dataDir = tempDir(t, 'csr-again-');
-  const child = spawn(process.execPath, [server], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [server], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // Stopped even when an assertion fails first, so no server outlives the test.
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
-  const deadline = Date.now() + 60_000;
-  let status = 0;
-  while (Date.now() < deadline && status !== 200) {
-    status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
-    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // Its 'listening' line, or its exit if the port were still taken.
+  const listening = await new Promise<boolean>((resolve) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"msg":"listening"')) resolve(true);
+    });
+    void exited.then(() => resolve(false));
+  });
+  t.ok(listening, 'the second server listens');
+  const status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
   t.equal(status, 200, 'the port is free again once the first server stopped');
   child.kill('SIGTERM');
   t.equal(await exited, 0);

@@ -136,7 +136,10 @@ t.test('turns: threads × 2 at once, then first in first out, a bounded queue, a
 
   const granted: string[] = [];
   const leaving = open();
-  const third = (turns.takeTurn(open().signal) as Promise<PoolTurn>).then((turn) => (granted.push('third'), turn));
+  const third = (turns.takeTurn(open().signal) as Promise<PoolTurn>).then((turn) => {
+    granted.push('third');
+    return turn;
+  });
   const gone = (turns.takeTurn(leaving.signal) as Promise<PoolTurn>).then(() => granted.push('gone'));
   t.same(turns.health, { ready: false, reason: 'queue_full', queued: 2, queue_limit: 2 }, 'two wait: the queue is full');
   t.throws(() => turns.takeTurn(open().signal), { code: 'service_busy' }, 'a third waiter is refused at once');

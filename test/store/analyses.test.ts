@@ -78,9 +78,14 @@ t.test('retention, expiry and the sweeper with an injected clock', async (t) => 
   t.equal([...data.analysisExpiry.getRange()].length, 1, 'the expiry index holds only what is still live');
 
   let now = at(33);
-  const stop = startSweeper(store, 10, () => now, (error) => t.fail(String(error)));
+  let swept!: () => void;
+  const sweptSome = new Promise<void>((resolve) => (swept = resolve));
+  const stop = startSweeper(store, 10, () => now, (error) => t.fail(String(error)), (count) => count > 0 && swept());
   now = at(95);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The sweeper's timer is unref'd: this one keeps the process up while it runs, and bounds a hang.
+  const bound = setTimeout(() => swept(), 30_000);
+  await sweptSome;
+  clearTimeout(bound);
   stop();
   t.equal(data.analyses.getBinary('GAP-2026-01-01-BBBBBBBBBB'), undefined, 'the interval sweeper removed B after day 91');
 });

@@ -164,7 +164,8 @@ export class FuzzHarness {
   }
 
   private async diagnose(): Promise<string> {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A process that is going down has written its last words once it has ended.
+    if (!this.service.ended) await Promise.race([this.service.exited, new Promise((resolve) => setTimeout(resolve, 200).unref())]);
     const state = this.service.ended ? `service exited (${await this.service.exited})` : 'service process still running';
     return `${state}; its last output:\n${this.service.output().split('\n').slice(-30).join('\n')}`;
   }
