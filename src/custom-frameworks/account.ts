@@ -90,8 +90,17 @@ export async function addFacts(store: CustomFrameworkStore, registry: Inheritanc
   custom.codes = own.map((framework) => framework.code);
 }
 
-/** Whether the body may name a code: as stored (upper case) or in lower case. Other spellings are sent for afterwards. */
+/** How much of each end of a large body is looked at (see mayNameIn). */
+const LOOKED_AT_BYTES = 64 * 1024;
+
+/**
+ * Whether the body may name a code: as stored (upper case) or in lower case. Other spellings are
+ * sent for afterwards (src/api/gap-analysis.ts). In a large body only its two ends are looked at:
+ * the request's members besides the findings (frameworks, options) are small and sit before or
+ * after the findings array, and reading 16 MB once per code would hold the HTTP thread.
+ */
 export function mayNameIn(body: Uint8Array): (code: string) => boolean {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return (code) => bytes.includes(code) || bytes.includes(code.toLowerCase());
+  const ends = bytes.length <= 2 * LOOKED_AT_BYTES ? [bytes] : [bytes.subarray(0, LOOKED_AT_BYTES), bytes.subarray(bytes.length - LOOKED_AT_BYTES)];
+  return (code) => ends.some((part) => part.includes(code) || part.includes(code.toLowerCase()));
 }

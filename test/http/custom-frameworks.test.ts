@@ -225,6 +225,13 @@ t.test('gap analysis: any spelling of the code, the worker path, and the tier li
   t.equal(pooled.body.data.by_framework['ACME-ISP'].revision, 2);
   const pooledMixed = await acme.post('/v1/gap-analysis', { frameworks: ['aCmE-iSp'], findings: many });
   t.equal(pooledMixed.status, 200, 'the retry with the facts works on the worker path too');
+  // Over 128 KiB, only the body's ends are looked at for codes: the frameworks member after the findings is there.
+  const large = Array.from({ length: 1500 }, (_, i) => finding(`large-${String(i).padStart(5, '0')}`, [sample.direct.signal_id, sample.equal.signal_id][i % 2], 'open'));
+  const framesLast = JSON.stringify({ findings: large, frameworks: ['HIPAA', 'acme-isp'] });
+  t.ok(framesLast.length > 128 * 1024, `${framesLast.length} bytes`);
+  const last = await call(service, 'POST', '/v1/gap-analysis', { key: enterprise, rawBody: framesLast, headers: { 'content-type': 'application/json' } });
+  t.equal(last.status, 200, last.text.slice(0, 200));
+  t.match(last.body.data.by_framework['ACME-ISP'], { revision: 2, posture: { controls_non_compliant: 2 } });
 
   const all = ['HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA'];
   const tooMany = await acme.post('/v1/gap-analysis', { frameworks: [...all, 'ACME-ISP'], findings: analysisFindings() });
