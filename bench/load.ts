@@ -20,4 +20,3 @@ export function load(port: number, scenario: Scenario, keys: string[]): Promise<
     ],
   });
 }
-

@@ -87,7 +87,10 @@ async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv
 
 async function waitForHealth(port: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -101,7 +104,10 @@ function latencyVerdicts(scenario: Scenario, p50: number, p99: number, floorMs: 
     ...(scenario.targetP99Ms !== undefined && { target_p99_ms: scenario.targetP99Ms, meets_target: p99 <= scenario.targetP99Ms }),
     ...(floorMs !== undefined && { json_floor_ms: Math.round(floorMs * 10) / 10, p50_vs_floor: p50VsFloor }),
     ...(floorMs !== undefined &&
-      scenario.targetFloorRatio !== undefined && { target_floor_ratio: scenario.targetFloorRatio, meets_floor_target: (p50VsFloor ?? Infinity) <= scenario.targetFloorRatio }),
+      scenario.targetFloorRatio !== undefined && {
+        target_floor_ratio: scenario.targetFloorRatio,
+        meets_floor_target: (p50VsFloor ?? Infinity) <= scenario.targetFloorRatio,
+      }),
   };
 }
 
@@ -130,7 +136,10 @@ async function main(): Promise<void> {
   const servers: ThrowawayServer[] = [];
   const clusterEnv: Record<string, string> = {};
   if (cluster) {
-    for (const [name, start] of [['DATABASE_URL', startPostgres], ['REDIS_URL', startRedis]] as const) {
+    for (const [name, start] of [
+      ['DATABASE_URL', startPostgres],
+      ['REDIS_URL', startRedis],
+    ] as const) {
       const started = await start();
       if ('skip' in started) throw new Error(`--cluster needs PostgreSQL and Redis: ${started.skip}`);
       servers.push(started.server);
@@ -168,7 +177,11 @@ async function main(): Promise<void> {
   const floorAnswers = new Map<Scenario, string>();
   for (const scenario of plan) {
     const target = scenario.baseline ? baseline.port : port;
-    const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, { method: scenario.method, body: scenario.body, headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json', ...scenario.headers } });
+    const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, {
+      method: scenario.method,
+      body: scenario.body,
+      headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json', ...scenario.headers },
+    });
     const answer = await probe.text();
     if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status}`);
     if (scenario.targetFloorRatio !== undefined) floorAnswers.set(scenario, answer);
@@ -192,7 +205,10 @@ async function main(): Promise<void> {
     process.stderr.write(`running: ${scenario.name} (${scenario.durationSeconds} s)\n`);
     if (scenario.alongside) {
       const other = plan.find((s) => s.name === scenario.alongside)!;
-      const [main, background] = await Promise.all([load(target, scenario, keys), loadInChild(port, { ...other, durationSeconds: scenario.durationSeconds }, keysFile)]);
+      const [main, background] = await Promise.all([
+        load(target, scenario, keys),
+        loadInChild(port, { ...other, durationSeconds: scenario.durationSeconds }, keysFile),
+      ]);
       // The background analyses are there to load the service; their own target applies when they run alone.
       results.push(summarise(scenario, main), summarise({ ...other, name: `${other.name} (alongside)`, targetP99Ms: undefined }, background));
     } else {
@@ -238,9 +254,13 @@ async function main(): Promise<void> {
           ? ''
           : `${r.target_p99_ms} ms ${r.meets_target ? 'met' : 'MISSED'}`;
     const floorTarget =
-      r.target_floor_ratio === undefined ? '' : `; p50 ${r.p50_vs_floor} × JSON floor ${r.json_floor_ms} ms, ≤ ${r.target_floor_ratio} × ${r.meets_floor_target ? 'met' : 'MISSED'}`;
+      r.target_floor_ratio === undefined
+        ? ''
+        : `; p50 ${r.p50_vs_floor} × JSON floor ${r.json_floor_ms} ms, ≤ ${r.target_floor_ratio} × ${r.meets_floor_target ? 'met' : 'MISSED'}`;
     const target = p99Target + floorTarget;
-    console.log(`| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${r.bytes_per_answer} | ${target} |`);
+    console.log(
+      `| ${r.name} | ${r.throughput_rps} | ${r.throughput_vs_baseline} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.errors} | ${r.non_2xx} | ${r.bytes_per_answer} | ${target} |`,
+    );
   }
   console.log(`\nsha ${sha}; results written to ${file}`);
 }

@@ -88,9 +88,24 @@ export function accessLine(entry: AccessEntry, isoTime: string): string {
   const requestId = entry.requestId === undefined ? '' : '"request_id":' + jsonString(entry.requestId) + ',';
   const account = entry.account === undefined ? '' : ',"account":' + jsonString(entry.account);
   return (
-    '{"level":30,"time":"' + isoTime + '","service":"csr","log":"access",' + requestId + '"method":' + jsonString(entry.method) +
-    ',"route":' + jsonString(entry.route) + ',"path":' + jsonString(entry.path) + ',"status":' + entry.status +
-    ',"duration_ms":' + entry.durationMs + ',"bytes":' + entry.bytes + account + ',"msg":"request"}\n'
+    '{"level":30,"time":"' +
+    isoTime +
+    '","service":"csr","log":"access",' +
+    requestId +
+    '"method":' +
+    jsonString(entry.method) +
+    ',"route":' +
+    jsonString(entry.route) +
+    ',"path":' +
+    jsonString(entry.path) +
+    ',"status":' +
+    entry.status +
+    ',"duration_ms":' +
+    entry.durationMs +
+    ',"bytes":' +
+    entry.bytes +
+    account +
+    ',"msg":"request"}\n'
   );
 }
 

@@ -39,7 +39,13 @@ interface CollectedMetric {
   help: string;
   type: 'counter' | 'histogram';
   aggregator: 'sum';
-  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: { labels: Record<string, string | number>; value: number; metricName?: string }[] }>;
+  get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: { labels: Record<string, string | number>; value: number; metricName?: string }[];
+  }>;
   reset(): void;
 }
 
@@ -106,7 +112,12 @@ class AnsweredRequests {
     );
   }
 
-  private metric(name: string, help: string, type: CollectedMetric['type'], values: () => { labels: Record<string, string | number>; value: number; metricName?: string }[]): CollectedMetric {
+  private metric(
+    name: string,
+    help: string,
+    type: CollectedMetric['type'],
+    values: () => { labels: Record<string, string | number>; value: number; metricName?: string }[],
+  ): CollectedMetric {
     return {
       name,
       help,
@@ -127,8 +138,19 @@ export function createMetrics(facts: { registryVersion: string; contentHash: str
   const answers = new AnsweredRequests();
   registry.registerMetric(answers.counter() as unknown as Counter);
   registry.registerMetric(answers.histogram() as unknown as Histogram);
-  const refusals = new Counter({ name: 'csr_rate_limit_refusals_total', help: 'Requests refused with 429, by whose limit (account key or client address)', labelNames: ['scope'], registers: [registry] });
-  const tasks = new Histogram({ name: 'csr_pool_task_duration_seconds', help: 'Worker pool tasks from submission to answer, by task and outcome', labelNames: ['task', 'outcome'], buckets: TASK_BUCKETS, registers: [registry] });
+  const refusals = new Counter({
+    name: 'csr_rate_limit_refusals_total',
+    help: 'Requests refused with 429, by whose limit (account key or client address)',
+    labelNames: ['scope'],
+    registers: [registry],
+  });
+  const tasks = new Histogram({
+    name: 'csr_pool_task_duration_seconds',
+    help: 'Worker pool tasks from submission to answer, by task and outcome',
+    labelNames: ['task', 'outcome'],
+    buckets: TASK_BUCKETS,
+    registers: [registry],
+  });
   new Gauge({
     name: 'csr_pool_queue_depth',
     help: 'Tasks waiting for a worker thread',
@@ -138,8 +160,17 @@ export function createMetrics(facts: { registryVersion: string; contentHash: str
     },
   });
   const stored = new Counter({ name: 'csr_analyses_stored_total', help: 'Gap analyses stored since start (create and scanner import)', registers: [registry] });
-  const swept = new Counter({ name: 'csr_analyses_swept_total', help: 'Expired analyses whose results the sweeper removed since start', registers: [registry] });
-  new Gauge({ name: 'csr_registry_info', help: 'The compiled registry this node serves (value 1)', labelNames: ['version', 'content_hash'], registers: [registry] })
+  const swept = new Counter({
+    name: 'csr_analyses_swept_total',
+    help: 'Expired analyses whose results the sweeper removed since start',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'csr_registry_info',
+    help: 'The compiled registry this node serves (value 1)',
+    labelNames: ['version', 'content_hash'],
+    registers: [registry],
+  })
     .labels(facts.registryVersion, facts.contentHash)
     .set(1);
   return {

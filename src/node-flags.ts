@@ -49,4 +49,10 @@ export const SERVER_ENTRY = join(projectRoot, 'dist', 'src', 'server.js');
  */
 export const WORKER_SEMI_SPACE_MB = 128;
 
-export const SERVICE_NODE_FLAGS = ['--single-threaded-gc', '--heap-growing-percent=100', '--no-allocation-site-pretenuring', '--expose-gc', `--min-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
+export const SERVICE_NODE_FLAGS = [
+  '--single-threaded-gc',
+  '--heap-growing-percent=100',
+  '--no-allocation-site-pretenuring',
+  '--expose-gc',
+  `--min-semi-space-size=${WORKER_SEMI_SPACE_MB}`,
+];

@@ -19,9 +19,7 @@ function findProjectRoot(start: string): string {
 export const projectRoot = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
 
 /** Where the compiled registry (manifest.json + LMDB builds) lives; REGISTRY_DIR overrides. */
-export const defaultRegistryDir = process.env.REGISTRY_DIR
-  ? resolve(process.env.REGISTRY_DIR)
-  : join(projectRoot, 'build', 'registry');
+export const defaultRegistryDir = process.env.REGISTRY_DIR ? resolve(process.env.REGISTRY_DIR) : join(projectRoot, 'build', 'registry');
 
 /** What people edit: frameworks, controls, signals, crosswalks, artifact types, templates, tools. */
 export const defaultSourcesDir = join(projectRoot, 'registry', 'sources');

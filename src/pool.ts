@@ -55,7 +55,12 @@ export interface TaskPool {
    * promise rejects with the signal's reason). In a flood, clients that gave up while waiting for
    * a turn were still analysed, their bodies being in the socket's buffer ahead of its close.
    */
-  run<Name extends TaskName>(task: Name, input: WorkerTasks[Name]['input'], transferList?: ArrayBuffer[], closed?: AbortSignal): Promise<WorkerTasks[Name]['output']>;
+  run<Name extends TaskName>(
+    task: Name,
+    input: WorkerTasks[Name]['input'],
+    transferList?: ArrayBuffer[],
+    closed?: AbortSignal,
+  ): Promise<WorkerTasks[Name]['output']>;
   /**
    * A turn to bring a request's work to the pool, taken before its body is read. At most
    * TURNS_PER_THREAD × threads requests hold one; the others wait for theirs with their bodies

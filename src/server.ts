@@ -71,7 +71,11 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   opened.push(() => registry.close());
   // Small analyses run on this thread: build their in-memory index now rather than on the first request.
   gapIndexOf(registry);
-  const serviceMetrics = createMetrics({ registryVersion: registry.manifest.registry_version, contentHash: registry.manifest.content_hash, queueDepth: () => pool.queueSize });
+  const serviceMetrics = createMetrics({
+    registryVersion: registry.manifest.registry_version,
+    contentHash: registry.manifest.content_hash,
+    queueDepth: () => pool.queueSize,
+  });
   metrics = serviceMetrics;
   const { accounts, analyses, customFrameworks } = stores;
   const limiters = await sharedLimiters(config, log, now);
@@ -85,7 +89,10 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
     pool,
     metrics: serviceMetrics,
     now,
-    rateLimits: () => (limiters ? { store: 'redis', shared: limiters.accounts.shared, fallbacks: limiters.accounts.fallbacks } : { store: 'memory', shared: false, fallbacks: 0 }),
+    rateLimits: () =>
+      limiters
+        ? { store: 'redis', shared: limiters.accounts.shared, fallbacks: limiters.accounts.fallbacks }
+        : { store: 'memory', shared: false, fallbacks: 0 },
   };
   const stopSweeper = startSweeper(
     analyses,
@@ -101,7 +108,14 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   const pruneTimer = setInterval(() => pipeline.pruneRateWindows(), 60_000);
   pruneTimer.unref();
   log.info(
-    { port: http.port, host: config.host, store: stores.kind, dataDir: stores.kind === 'lmdb' ? config.dataDir : undefined, sharedRateLimits: !!config.redisUrl, registry: registry.manifest.registry_version },
+    {
+      port: http.port,
+      host: config.host,
+      store: stores.kind,
+      dataDir: stores.kind === 'lmdb' ? config.dataDir : undefined,
+      sharedRateLimits: !!config.redisUrl,
+      registry: registry.manifest.registry_version,
+    },
     'listening',
   );
 

@@ -169,7 +169,12 @@ function startReplays(): void {
  */
 function replayAfterIdleCollections(): void {
   new PerformanceObserver((list) => {
-    const collectedWhileIdle = list.getEntries().some((entry) => (entry as PerformanceEntry & { detail: NodeGCPerformanceDetail }).detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && entry.startTime >= busyUntil);
+    const collectedWhileIdle = list
+      .getEntries()
+      .some(
+        (entry) =>
+          (entry as PerformanceEntry & { detail: NodeGCPerformanceDetail }).detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && entry.startTime >= busyUntil,
+      );
     if (collectedWhileIdle && replaysLeft === 0) startReplays();
   }).observe({ entryTypes: ['gc'] });
 }
@@ -210,7 +215,11 @@ let warmUpBody: Buffer | undefined;
 function warmUpTask(): AnalyzeTask {
   if (!warmUpBody) {
     const ids = registry.signalIds();
-    const findings = Array.from({ length: 500 }, (_, i) => ({ id: `warm-up-${i}`, signal_id: ids[(i * 7919) % ids.length], status: WARM_UP_STATUSES[i % WARM_UP_STATUSES.length] }));
+    const findings = Array.from({ length: 500 }, (_, i) => ({
+      id: `warm-up-${i}`,
+      signal_id: ids[(i * 7919) % ids.length],
+      status: WARM_UP_STATUSES[i % WARM_UP_STATUSES.length],
+    }));
     warmUpBody = Buffer.from(JSON.stringify({ frameworks: registry.gapFrameworkCodes(), findings, options: { include_evidence_requirements: true } }));
   }
   return { body: warmUpBody, tier: 'enterprise', id: 'warm-up', createdAt: new Date().toISOString() };
@@ -276,7 +285,11 @@ export async function renderExport(task: RenderExportTask): Promise<Uint8Array> 
   try {
     const index = gapIndexOf(registry);
     const { renderExport: renderExportFile } = await loadRenderers();
-    const file = await renderExportFile(task, withCustomEvidence(registryEvidence(index), task.customControls), withCustomCatalogue(registryControls(index), task.customControls));
+    const file = await renderExportFile(
+      task,
+      withCustomEvidence(registryEvidence(index), task.customControls),
+      withCustomCatalogue(registryControls(index), task.customControls),
+    );
     return transferring(file, file.buffer);
   } finally {
     afterTask(task.payload.byteLength);

@@ -14,7 +14,13 @@ import { codeTakenByRegistry, type FrameworkMeta } from '../custom-frameworks/de
 import { INLINE_FRAMEWORK_MAX_BYTES, readFramework, type ReadFrameworkTask } from '../custom-frameworks/read-task.js';
 import { ownedBytes } from './gap-analysis.js';
 import { DEFAULT_MIN_CONFIDENCE } from '../custom-frameworks/inheritance.js';
-import { controlCategories, CUSTOM_FRAMEWORK_LIMITS, frameworkInvalid, type CustomFrameworkSummary, type StoredCustomFramework } from '../custom-frameworks/model.js';
+import {
+  controlCategories,
+  CUSTOM_FRAMEWORK_LIMITS,
+  frameworkInvalid,
+  type CustomFrameworkSummary,
+  type StoredCustomFramework,
+} from '../custom-frameworks/model.js';
 import { FRAMEWORK_MEDIA_TYPES, XLSX_MEDIA_TYPE } from '../custom-frameworks/read.js';
 import { csvTemplate, xlsxTemplate, type TemplateExample } from '../custom-frameworks/spreadsheet.js';
 import {
@@ -81,7 +87,11 @@ async function createFramework(ctx: RouteContext<FrameworkMeta>) {
   const { services, account } = ctx;
   const { format, content } = await readDefinition(ctx);
   if (codeTakenByRegistry(content.code, services.registry)) {
-    throw new ApiError('framework_exists', { code: content.code, built_in: true }, { message: `Framework code ${content.code} is a registry framework's (or reserved): a custom framework cannot shadow it` });
+    throw new ApiError(
+      'framework_exists',
+      { code: content.code, built_in: true },
+      { message: `Framework code ${content.code} is a registry framework's (or reserved): a custom framework cannot shadow it` },
+    );
   }
   const now = services.now().toISOString();
   const framework: StoredCustomFramework = {
@@ -96,7 +106,11 @@ async function createFramework(ctx: RouteContext<FrameworkMeta>) {
   };
   const outcome = await services.customFrameworks.create(framework, CUSTOM_FRAMEWORK_LIMITS.frameworksPerAccount);
   if (!outcome.created && outcome.reason === 'exists') {
-    throw new ApiError('framework_exists', { code: content.code, built_in: false }, { message: `Framework code ${content.code} is taken: PUT /v1/frameworks/${content.code} stores a new version` });
+    throw new ApiError(
+      'framework_exists',
+      { code: content.code, built_in: false },
+      { message: `Framework code ${content.code} is taken: PUT /v1/frameworks/${content.code} stores a new version` },
+    );
   }
   if (!outcome.created) throw new ApiError('framework_limit_reached', { count: outcome.count, limit: CUSTOM_FRAMEWORK_LIMITS.frameworksPerAccount });
   return json(customDetail(framework));
@@ -109,7 +123,11 @@ async function replaceFramework(ctx: RouteContext<FrameworkMeta>) {
   if (!current) throw notFound(NOT_CUSTOM, params.code);
   const { format, content } = await readDefinition(ctx, current);
   if (content.version === current.version) {
-    throw frameworkInvalid(format, format === 'json' ? { pointer: '/version' } : undefined, `version ${JSON.stringify(content.version)} is the current version's: a new version needs a new label`);
+    throw frameworkInvalid(
+      format,
+      format === 'json' ? { pointer: '/version' } : undefined,
+      `version ${JSON.stringify(content.version)} is the current version's: a new version needs a new label`,
+    );
   }
   const now = services.now().toISOString();
   const stored = await services.customFrameworks.replace({
@@ -212,7 +230,15 @@ async function coverage({ services, account, params }: RouteContext) {
   });
 }
 
-const WRITE_ERRORS = ['framework_invalid', 'invalid_json', 'json_too_deep', 'unsupported_media_type', 'payload_too_large', 'service_busy', 'task_timeout'] as const;
+const WRITE_ERRORS = [
+  'framework_invalid',
+  'invalid_json',
+  'json_too_deep',
+  'unsupported_media_type',
+  'payload_too_large',
+  'service_busy',
+  'task_timeout',
+] as const;
 
 export const customFrameworkRoutes: Route[] = [
   {

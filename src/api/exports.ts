@@ -110,7 +110,10 @@ function getExport(ctx: RouteContext<ExportQuery>): Promise<Reply> {
     include_remediation: query.include_remediation,
     include_evidence: query.include_evidence,
     // ?frameworks=HIPAA&frameworks=SOC2 and ?frameworks=HIPAA,SOC2 both work.
-    frameworks: query.frameworks?.flatMap((value) => value.split(',')).map((code) => code.trim()).filter(Boolean),
+    frameworks: query.frameworks
+      ?.flatMap((value) => value.split(','))
+      .map((code) => code.trim())
+      .filter(Boolean),
     frameworksParameter: 'frameworks',
   });
 }

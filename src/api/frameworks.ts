@@ -75,7 +75,8 @@ async function customFrameworkControls({ params, query, services, account }: Rou
   if (query.category !== undefined) {
     const categories = controlCategories(framework.controls);
     const wanted = query.category.toLowerCase();
-    if (!categories.some((c) => c.toLowerCase() === wanted)) throw invalidParameter('category', query.category, { valid_values: categories, reason: `is not a control category of ${framework.code}` });
+    if (!categories.some((c) => c.toLowerCase() === wanted))
+      throw invalidParameter('category', query.category, { valid_values: categories, reason: `is not a control category of ${framework.code}` });
     indexes = indexes.filter((i) => framework.controls[i].category.toLowerCase() === wanted);
   }
   const { offset, limit } = pageWindow(query);
@@ -84,7 +85,14 @@ async function customFrameworkControls({ params, query, services, account }: Rou
     controls: indexes.slice(offset, offset + limit).map((i) => {
       const control = framework.controls[i];
       const signalIds = resolved[i].mappings.map((m) => m.signal_id);
-      return { id: control.id, title: control.title, category: control.category, description: control.description, mapped_signals: signalIds.length, signal_ids: signalIds };
+      return {
+        id: control.id,
+        title: control.title,
+        category: control.category,
+        description: control.description,
+        mapped_signals: signalIds.length,
+        signal_ids: signalIds,
+      };
     }),
   };
   return json(data, pageMeta(indexes.length, query, true));
@@ -111,7 +119,12 @@ function checkControlCategory(registry: Registry, code: string, category: string
 
 /** Typed by the published schema, so a field the schema requires cannot be dropped again (mapping_id was, issue 13). */
 function controlView(c: ControlListItem): Static<typeof ControlList>[number] {
-  const mappedSignals = c.mapped_signals.map((m) => ({ signal_id: m.signal_id, confidence: m.confidence, relationship: m.relationship, mapping_id: m.mapping_id }));
+  const mappedSignals = c.mapped_signals.map((m) => ({
+    signal_id: m.signal_id,
+    confidence: m.confidence,
+    relationship: m.relationship,
+    mapping_id: m.mapping_id,
+  }));
   return { id: c.id, framework: c.framework, title: c.title, category: c.category, description: c.description, level: c.level, mapped_signals: mappedSignals };
 }
 

@@ -27,7 +27,12 @@ async function runAnalysis(ctx: RouteContext, task: AnalyzeTask): Promise<Analyz
   const { pool } = ctx.services;
   const answerMemory = pool.answerBuffers.take();
   try {
-    const output = await pool.run('analyze', { ...task, body: owned, answerMemory }, answerMemory ? [owned.buffer as ArrayBuffer, answerMemory] : [owned.buffer as ArrayBuffer], ctx.closed);
+    const output = await pool.run(
+      'analyze',
+      { ...task, body: owned, answerMemory },
+      answerMemory ? [owned.buffer as ArrayBuffer, answerMemory] : [owned.buffer as ArrayBuffer],
+      ctx.closed,
+    );
     if (output.unusedMemory) pool.answerBuffers.give(output.unusedMemory);
     return output;
   } catch (error) {
@@ -64,7 +69,11 @@ async function runNamingCustom(ctx: RouteContext, task: AnalyzeTask): Promise<An
   await addFacts(services.customFrameworks, services.registry, account, task.custom, output.needsCustomFrameworks);
   const again = await runAnalysis(ctx, task);
   // Deleted between the two runs.
-  if (!again.ok && again.needsCustomFrameworks) throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', { frameworks: again.needsCustomFrameworks, valid_codes: [...services.registry.gapFrameworkCodes(), ...task.custom.codes] });
+  if (!again.ok && again.needsCustomFrameworks)
+    throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', {
+      frameworks: again.needsCustomFrameworks,
+      valid_codes: [...services.registry.gapFrameworkCodes(), ...task.custom.codes],
+    });
   return again;
 }
 
@@ -155,7 +164,11 @@ async function summary(ctx: RouteContext) {
       // One of the account's own frameworks (docs/custom-frameworks.md).
       const own = (await ownFrameworks(services.customFrameworks, account)).map((f) => f.code);
       framework = own.find((code) => code === query.framework!.toUpperCase());
-      if (!framework) throw invalidParameter('framework', query.framework, { valid_values: [...services.registry.gapFrameworkCodes(), ...own], reason: 'is not a gap-analysis framework code' });
+      if (!framework)
+        throw invalidParameter('framework', query.framework, {
+          valid_values: [...services.registry.gapFrameworkCodes(), ...own],
+          reason: 'is not a gap-analysis framework code',
+        });
     }
   }
   // Variant A pages with page/per_page; Variant B's `limit` is the page size when per_page is absent.
@@ -164,9 +177,13 @@ async function summary(ctx: RouteContext) {
   const offset = (query.page - 1) * perPage;
   const now = services.now();
   const { total, items } = await services.analyses.list(account.name, { framework, status: query.status, offset, limit: perPage }, now);
-  const newestTwo = offset === 0 ? items.slice(0, 2) : (await services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 2 }, now)).items;
+  const newestTwo =
+    offset === 0 ? items.slice(0, 2) : (await services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 2 }, now)).items;
   const [latest, previous] = newestTwo;
-  const scoreChange = latest && previous && latest.posture_score !== null && previous.posture_score !== null ? Math.round((latest.posture_score - previous.posture_score) * 10) / 10 : null;
+  const scoreChange =
+    latest && previous && latest.posture_score !== null && previous.posture_score !== null
+      ? Math.round((latest.posture_score - previous.posture_score) * 10) / 10
+      : null;
   const trend = {
     direction: scoreChange === null ? 'insufficient_data' : scoreChange > 0 ? 'improving' : scoreChange < 0 ? 'declining' : 'stable',
     score_change: scoreChange,
@@ -218,7 +235,6 @@ async function compare(ctx: RouteContext<unknown, CompareBodyType>) {
   return { json: { data, meta: { version: '1.0.0' } } };
 }
 
-
 export const gapAnalysisRoutes: Route[] = [
   {
     method: 'POST',
@@ -236,7 +252,19 @@ export const gapAnalysisRoutes: Route[] = [
     meta: AnalysisResultMeta,
     headers: ['X-Analysis-Expires-At', 'Server-Timing'],
     idempotent: true,
-    errors: ['idempotency_key_reused', 'GAP_INVALID_FINDING', 'GAP_SIGNAL_NOT_FOUND', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'invalid_json', 'json_too_deep', 'service_busy', 'task_timeout'],
+    errors: [
+      'idempotency_key_reused',
+      'GAP_INVALID_FINDING',
+      'GAP_SIGNAL_NOT_FOUND',
+      'GAP_FRAMEWORK_NOT_FOUND',
+      'GAP_TOO_MANY_FINDINGS',
+      'GAP_TOO_MANY_FRAMEWORKS',
+      'GAP_TIER_REQUIRED',
+      'invalid_json',
+      'json_too_deep',
+      'service_busy',
+      'task_timeout',
+    ],
     handler: create,
   },
   {

@@ -36,7 +36,13 @@ export const healthRoutes: Route[] = [
       const status = pool.ready ? 'ready' : pool.reason === 'starting' ? 'starting' : 'busy';
       return {
         status: pool.ready ? 200 : 503,
-        json: { status, registry_version: manifest.registry_version, content_hash: manifest.content_hash, pool: { queued: pool.queued, queue_limit: pool.queue_limit }, rate_limits: services.rateLimits() },
+        json: {
+          status,
+          registry_version: manifest.registry_version,
+          content_hash: manifest.content_hash,
+          pool: { queued: pool.queued, queue_limit: pool.queue_limit },
+          rate_limits: services.rateLimits(),
+        },
       };
     },
   },

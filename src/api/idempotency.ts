@@ -31,7 +31,11 @@ export function idempotentRequest(ctx: RouteContext, operation: string): Idempot
   if (!KEY_SYNTAX.test(key)) {
     throw invalidParameter('Idempotency-Key', key.slice(0, 300), { reason: 'must be 1 to 255 visible ASCII characters' });
   }
-  const fingerprint = createHash('sha256').update(operation).update('\n').update(ctx.rawBody ?? new Uint8Array()).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(operation)
+    .update('\n')
+    .update(ctx.rawBody ?? new Uint8Array())
+    .digest('hex');
   return { key, operation, fingerprint };
 }
 

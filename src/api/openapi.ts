@@ -118,20 +118,25 @@ function successContent(route: Route): JsonObject {
 /** Response headers, described once under components.headers and referenced by each response. */
 const HEADERS: Record<string, JsonObject> = {
   'X-Request-Id': {
-    description: 'The request id: the caller\'s X-Request-Id when it is 1–128 characters of A-Z a-z 0-9 . _ : -, a new UUID otherwise. Logged with every line about the request; quote it when reporting a problem.',
+    description:
+      "The request id: the caller's X-Request-Id when it is 1–128 characters of A-Z a-z 0-9 . _ : -, a new UUID otherwise. Logged with every line about the request; quote it when reporting a problem.",
     schema: { type: 'string' },
   },
-  'X-RateLimit-Limit': { description: 'Requests allowed per minute for the caller\'s tier (docs/limits.md)', schema: { type: 'string', pattern: '^\\d+$' } },
+  'X-RateLimit-Limit': { description: "Requests allowed per minute for the caller's tier (docs/limits.md)", schema: { type: 'string', pattern: '^\\d+$' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'string', pattern: '^\\d+$' } },
   'X-RateLimit-Reset': { description: 'Unix time (seconds) when the minute window resets', schema: { type: 'string', pattern: '^\\d+$' } },
   'X-RateLimit-Daily-Limit': { description: 'Requests allowed per UTC day, or "unlimited"', schema: { type: 'string', pattern: '^(\\d+|unlimited)$' } },
   'X-RateLimit-Daily-Remaining': { description: 'Requests left today, or "unlimited"', schema: { type: 'string', pattern: '^(\\d+|unlimited)$' } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^\\d+$' } },
   'Server-Timing': {
-    description: 'Where the time went (W3C Server-Timing): analysis (queue and worker included) and store (compressing the result and writing it durably), in milliseconds',
+    description:
+      'Where the time went (W3C Server-Timing): analysis (queue and worker included) and store (compressing the result and writing it durably), in milliseconds',
     schema: { type: 'string', examples: ['analysis;dur=18.4, store;dur=1.2'] },
   },
-  'X-Analysis-Expires-At': { description: 'When the stored analysis expires (ISO 8601); after that it answers 410 GAP_EXPIRED', schema: { type: 'string', format: 'date-time' } },
+  'X-Analysis-Expires-At': {
+    description: 'When the stored analysis expires (ISO 8601); after that it answers 410 GAP_EXPIRED',
+    schema: { type: 'string', format: 'date-time' },
+  },
 };
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Daily-Limit', 'X-RateLimit-Daily-Remaining'];
 /** Codes whose answer carries Retry-After. */
@@ -145,7 +150,8 @@ function headerRefs(names: readonly string[]): JsonObject {
 function responseHeaders(route: Route, codes: readonly string[] | 'success'): JsonObject {
   const names = ['X-Request-Id'];
   // Every keyed answer carries the caller's counters, refusals included (the 401 counts against the address).
-  if (route.tier !== null && (codes === 'success' || !codes.every((code) => code === 'internal_error' || code === 'shutting_down'))) names.push(...RATE_LIMIT_HEADERS);
+  if (route.tier !== null && (codes === 'success' || !codes.every((code) => code === 'internal_error' || code === 'shutting_down')))
+    names.push(...RATE_LIMIT_HEADERS);
   if (codes === 'success') names.push(...(route.headers ?? []));
   else if (codes.some((code) => RETRY_CODES.has(code))) names.push('Retry-After');
   return headerRefs(names);
@@ -163,21 +169,27 @@ function operation(route: Route): JsonObject {
       ...pathParameters(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
       ...queryParameters(route),
       ...(route.idempotent
-        ? [{
-            name: 'Idempotency-Key',
-            in: 'header',
-            required: false,
-            description: 'A retry with the same key and body within 24 hours answers the stored result (Idempotent-Replayed: true); docs/api.md',
-            schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-          }]
+        ? [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: 'A retry with the same key and body within 24 hours answers the stored result (Idempotent-Replayed: true); docs/api.md',
+              schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+            },
+          ]
         : []),
     ],
   };
   const example = OPERATION_EXAMPLES[`${route.method} ${route.path}`];
   if (route.body) {
-    op.requestBody = { required: true, content: { [JSON_TYPE]: { schema: plain(route.body), ...(example?.request !== undefined && { example: example.request }) } } };
+    op.requestBody = {
+      required: true,
+      content: { [JSON_TYPE]: { schema: plain(route.body), ...(example?.request !== undefined && { example: example.request }) } },
+    };
     // A JSON body that may also come as a file (custom frameworks: CSV, XLSX).
-    for (const type of route.accepts ?? []) if (type !== JSON_TYPE) (op.requestBody as { content: JsonObject }).content[type] = { schema: { type: 'string', format: 'binary' } };
+    for (const type of route.accepts ?? [])
+      if (type !== JSON_TYPE) (op.requestBody as { content: JsonObject }).content[type] = { schema: { type: 'string', format: 'binary' } };
   } else if (route.accepts) {
     // A file as another tool wrote it: bytes in any of the declared media types.
     op.requestBody = { required: true, content: Object.fromEntries(route.accepts.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) };
@@ -199,7 +211,11 @@ function operation(route: Route): JsonObject {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = { description: codes.join(', '), headers: responseHeaders(route, codes), content: { [JSON_TYPE]: { schema: errorEnvelope(codes) } } };
+    responses[String(status)] = {
+      description: codes.join(', '),
+      headers: responseHeaders(route, codes),
+      content: { [JSON_TYPE]: { schema: errorEnvelope(codes) } },
+    };
   }
   op.responses = responses;
   return op;

@@ -6,7 +6,6 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { invalidParameter } from '../core/errors.js';
 import type { Registry } from '../registry/registry.js';
 
-
 /** page (default 1) and per_page (default and maximum per endpoint, spec 8.3). */
 export function pageParams(defaultPerPage: number, maxPerPage: number) {
   return {

@@ -30,7 +30,10 @@ export function requestedVariant(ctx: RouteContext): ResultVariant | undefined {
  * for a worker's next answer, rather than left for the HTTP thread's collector (which starts a
  * full GC for every 64 MB of such memory: docs/benchmarks.md, session 9).
  */
-export async function storedAnswer(ctx: RouteContext, stored: AnalysisRead): Promise<Pick<FileReply, 'file' | 'afterSend'> | Pick<CompressedFileReply, 'brotli' | 'identityLength' | 'identity'>> {
+export async function storedAnswer(
+  ctx: RouteContext,
+  stored: AnalysisRead,
+): Promise<Pick<FileReply, 'file' | 'afterSend'> | Pick<CompressedFileReply, 'brotli' | 'identityLength' | 'identity'>> {
   const variant = requestedVariant(ctx);
   if (!variant && stored.compressed) return { brotli: stored.compressed.brotli, identityLength: stored.compressed.length, identity: stored.answer };
   const payload = await stored.answer();

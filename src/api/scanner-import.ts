@@ -63,12 +63,26 @@ async function analysisImport(ctx: RouteContext) {
   const query = ctx.query as { format: FormatChoice; frameworks: string[]; variant?: string } & Partial<AnalysisOptions>;
   // `variant` shapes the answer (runAndStore reads it from the query), not the analysis.
   const { format, frameworks, variant: _variant, ...options } = query;
-  const codes = frameworks.flatMap((value) => value.split(',')).map((code) => code.trim()).filter(Boolean);
+  const codes = frameworks
+    .flatMap((value) => value.split(','))
+    .map((code) => code.trim())
+    .filter(Boolean);
   // The account's own frameworks the query names go with the analysis (docs/custom-frameworks.md).
   const { services, account } = ctx;
-  const custom = await customFrameworksOfTask(services.customFrameworks, services.registry, account, (code) => codes.some((named) => named.toUpperCase() === code));
+  const custom = await customFrameworksOfTask(services.customFrameworks, services.registry, account, (code) =>
+    codes.some((named) => named.toUpperCase() === code),
+  );
   return runAndStore(ctx, (id, createdAt) => {
-    const task: ImportAnalysisTask & { custom?: CustomFrameworksOfTask } = { body: ctx.rawBody ?? new Uint8Array(), format, tier: account.tier, id, createdAt, frameworks: codes, options, ...(custom && { custom }) };
+    const task: ImportAnalysisTask & { custom?: CustomFrameworksOfTask } = {
+      body: ctx.rawBody ?? new Uint8Array(),
+      format,
+      tier: account.tier,
+      id,
+      createdAt,
+      frameworks: codes,
+      options,
+      ...(custom && { custom }),
+    };
     return runImportAnalysis(ctx, task);
   });
 }
@@ -106,7 +120,16 @@ export const scannerImportRoutes: Route[] = [
     response: AnalysisResultData,
     meta: AnalysisImportMeta,
     headers: ['X-Analysis-Expires-At', 'Server-Timing'],
-    errors: ['scan_unreadable', 'GAP_FRAMEWORK_NOT_FOUND', 'GAP_TOO_MANY_FINDINGS', 'GAP_TOO_MANY_FRAMEWORKS', 'GAP_TIER_REQUIRED', 'json_too_deep', 'service_busy', 'task_timeout'],
+    errors: [
+      'scan_unreadable',
+      'GAP_FRAMEWORK_NOT_FOUND',
+      'GAP_TOO_MANY_FINDINGS',
+      'GAP_TOO_MANY_FRAMEWORKS',
+      'GAP_TIER_REQUIRED',
+      'json_too_deep',
+      'service_busy',
+      'task_timeout',
+    ],
     handler: analysisImport,
   },
 ];

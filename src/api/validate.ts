@@ -1,12 +1,6 @@
 /** POST /v1/validate and /v1/validate/batch (spec 4.3, 2.14): schema checks, no registry lookups. */
 import { json, type Route, type RouteContext } from '../http/route.js';
-import {
-  BatchValidationResult,
-  ValidateBatchBody,
-  ValidateBody,
-  ValidationResult,
-  VALIDATION_SCHEMA_VERSION,
-} from '../schemas/api.js';
+import { BatchValidationResult, ValidateBatchBody, ValidateBody, ValidationResult, VALIDATION_SCHEMA_VERSION } from '../schemas/api.js';
 import { validateItems, validateObject, type BatchOutcome, type ValidateBatchTask } from '../validation/validator.js';
 
 /** Batches up to this many items are checked in-thread; larger ones go to the worker pool (docs/api.md). */
@@ -22,7 +16,9 @@ async function validateBatch(ctx: RouteContext<unknown, ValidateBatchBody>) {
   const { body, services } = ctx;
   const task: ValidateBatchTask = { schema: body.schema, items: body.items };
   const outcome =
-    body.items.length <= INLINE_BATCH_MAX_ITEMS ? validateItems(task.schema, task.items) : await services.pool.run('validateBatch', task, undefined, ctx.closed);
+    body.items.length <= INLINE_BATCH_MAX_ITEMS
+      ? validateItems(task.schema, task.items)
+      : await services.pool.run('validateBatch', task, undefined, ctx.closed);
   return json({ schema_type: body.schema, schema_version: VALIDATION_SCHEMA_VERSION, ...outcome });
 }
 

@@ -70,7 +70,11 @@ function renderMessage(template: string, details: ErrorDetails | undefined): str
   });
 }
 
-export function invalidParameter(parameter: string, value: unknown, extra: { valid_values?: readonly string[]; reason?: string; limit?: number } = {}): ApiError {
+export function invalidParameter(
+  parameter: string,
+  value: unknown,
+  extra: { valid_values?: readonly string[]; reason?: string; limit?: number } = {},
+): ApiError {
   const details: ErrorDetails = { parameter, value: value === undefined ? null : value };
   if (extra.valid_values) details.valid_values = [...extra.valid_values];
   if (extra.reason) details.reason = extra.reason;

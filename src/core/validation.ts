@@ -56,7 +56,13 @@ function dotted(pointer: string): string {
 
 export function translate(error: ErrorObject): Problem {
   const params = error.params as Record<string, unknown>;
-  const base = (pointer: string, reason: string, message: string): Problem => ({ pointer, parameter: dotted(pointer), keyword: error.keyword, reason, message });
+  const base = (pointer: string, reason: string, message: string): Problem => ({
+    pointer,
+    parameter: dotted(pointer),
+    keyword: error.keyword,
+    reason,
+    message,
+  });
   switch (error.keyword) {
     case 'required': {
       const field = String(params.missingProperty);

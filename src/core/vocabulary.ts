@@ -4,9 +4,7 @@
  */
 
 /** The 11 frameworks gap analysis assesses, in the order the spec lists them. */
-export const GAP_FRAMEWORK_CODES = [
-  'HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA',
-] as const;
+export const GAP_FRAMEWORK_CODES = ['HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA'] as const;
 /** Frameworks served in the listing and crosswalks only (not assessed by gap analysis). */
 export const LISTING_FRAMEWORK_CODES = ['NIST80053R5', 'NIST800171R3', 'NYDFS500', 'NIS2'] as const;
 export const FRAMEWORK_CODES = [...GAP_FRAMEWORK_CODES, ...LISTING_FRAMEWORK_CODES] as const;

@@ -91,7 +91,12 @@ export function parseStoredAnalysis(payload: Uint8Array): { data: AnalysisData; 
   return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8')) as AnalysisResult;
 }
 
-export function exportView(stored: { data: AnalysisData; meta: AnalysisMeta }, options: ResolvedExportOptions, lookup?: EvidenceLookup, catalogue?: ControlCatalogue): ExportView {
+export function exportView(
+  stored: { data: AnalysisData; meta: AnalysisMeta },
+  options: ResolvedExportOptions,
+  lookup?: EvidenceLookup,
+  catalogue?: ControlCatalogue,
+): ExportView {
   const { data, meta } = stored;
   const all = Object.keys(data.by_framework);
   const wanted = options.frameworks ? new Set(options.frameworks) : undefined;
@@ -143,12 +148,19 @@ export interface ExportScope {
 }
 
 export function exportScope(view: ExportView): ExportScope {
-  const findings = view.data.summary.findings as AnalysisData['summary']['findings'] & Partial<{ observed_from: string | null; observed_to: string | null; sources: string[] }>;
+  const findings = view.data.summary.findings as AnalysisData['summary']['findings'] &
+    Partial<{ observed_from: string | null; observed_to: string | null; sources: string[] }>;
   const options = view.data.options as { min_confidence?: number; include_resolved?: boolean };
   return {
     frameworks: view.frameworks.map((code) => {
       const framework = view.data.by_framework[code];
-      return { code, name: framework.name, version: framework.version, controls_total: framework.posture.controls_total, controls_assessed: framework.posture.controls_total - framework.posture.controls_not_assessed };
+      return {
+        code,
+        name: framework.name,
+        version: framework.version,
+        controls_total: framework.posture.controls_total,
+        controls_assessed: framework.posture.controls_total - framework.posture.controls_not_assessed,
+      };
     }),
     observed_from: findings.observed_from ?? null,
     observed_to: findings.observed_to ?? null,

@@ -57,7 +57,11 @@ export async function renderXlsx(view: ExportView, header: ExportHeader): Promis
 /** A sheet whose first row is a styled, frozen header. */
 function tableSheet(workbook: ExcelJS.Workbook, name: string, columns: Column[]): ExcelJS.Worksheet {
   const sheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, xSplit: 0, activeCell: 'A2' }] });
-  sheet.columns = columns.map((c) => ({ header: c.header, width: c.width, style: { ...(c.numFmt && { numFmt: c.numFmt }), alignment: { vertical: 'top', wrapText: c.wrap ?? false } } }));
+  sheet.columns = columns.map((c) => ({
+    header: c.header,
+    width: c.width,
+    style: { ...(c.numFmt && { numFmt: c.numFmt }), alignment: { vertical: 'top', wrapText: c.wrap ?? false } },
+  }));
   const head = sheet.getRow(1);
   head.font = { bold: true, color: { argb: 'FFFFFFFF' } };
   head.alignment = { vertical: 'middle', wrapText: true };
@@ -216,7 +220,13 @@ function gapsSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
       ];
       if (remediation) {
         const r = row.remediation;
-        values.push(capitalize(r?.priority), r?.priority_rank ?? null, capitalize(r?.effort), cell(r?.guidance ?? ''), cell((r?.steps ?? []).map((s, i) => `${i + 1}. ${s}`).join('\n')));
+        values.push(
+          capitalize(r?.priority),
+          r?.priority_rank ?? null,
+          capitalize(r?.effort),
+          cell(r?.guidance ?? ''),
+          cell((r?.steps ?? []).map((s, i) => `${i + 1}. ${s}`).join('\n')),
+        );
       }
       if (evidence) values.push(cell((row.evidence ?? []).map((e) => `• ${e}`).join('\n')));
       const added = addRow(sheet, values);
@@ -305,7 +315,15 @@ function compliantSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
         cell(control.validated_by.map((v) => v.finding_id).join('\n')),
         [...new Set(control.validated_by.map((v) => v.finding_status.replace('_', ' ')))].join(', '),
       ];
-      if (view.options.include_evidence) values.push(cell(view.evidenceOf(code, control.control.id).map((e) => `• ${e}`).join('\n')));
+      if (view.options.include_evidence)
+        values.push(
+          cell(
+            view
+              .evidenceOf(code, control.control.id)
+              .map((e) => `• ${e}`)
+              .join('\n'),
+          ),
+        );
       addRow(sheet, values);
     }
   }

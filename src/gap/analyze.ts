@@ -93,7 +93,12 @@ export function analyzeRequest(
       }),
     });
     if (missing.length) {
-      return { ok: false, error: { code: 'GAP_FRAMEWORK_NOT_FOUND', details: { frameworks: missing }, message: 'custom framework facts not sent' }, needsCustomFrameworks: missing, unusedMemory: task.answerMemory };
+      return {
+        ok: false,
+        error: { code: 'GAP_FRAMEWORK_NOT_FOUND', details: { frameworks: missing }, message: 'custom framework facts not sent' },
+        needsCustomFrameworks: missing,
+        unusedMemory: task.answerMemory,
+      };
     }
     const customAssessed = custom ? custom.frameworks.filter((framework) => request.frameworks.includes(framework.code)) : [];
     const outcome = assess(index, request.findings, request.frameworks, request.options, customAssessed);
@@ -118,7 +123,8 @@ export function analyzeRequest(
       },
     };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, error: { code: error.code, details: error.details, message: error.message }, unusedMemory: task.answerMemory };
+    if (error instanceof ApiError)
+      return { ok: false, error: { code: error.code, details: error.details, message: error.message }, unusedMemory: task.answerMemory };
     throw error;
   }
 }

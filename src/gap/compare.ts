@@ -69,8 +69,15 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
   const gapsResolved: Array<{ control_id: string; framework: string; title: string; resolved_at: string; now: ControlStatus }> = [];
   const gapsAdded: Array<{ control_id: string; framework: string; title: string; status: ControlStatus; detected_at: string }> = [];
   const gapsUnchanged: Array<{ control_id: string; framework: string; title: string; status: ControlStatus; days_open: number }> = [];
-  const byFrameworkA: Array<{ framework: string; baseline_score: number | null; current_score: number | null; controls_improved: number; controls_regressed: number }> = [];
-  const byFrameworkB: Record<string, { baseline_score: number | null; current_score: number | null; controls_improved: number; controls_regressed: number }> = {};
+  const byFrameworkA: Array<{
+    framework: string;
+    baseline_score: number | null;
+    current_score: number | null;
+    controls_improved: number;
+    controls_regressed: number;
+  }> = [];
+  const byFrameworkB: Record<string, { baseline_score: number | null; current_score: number | null; controls_improved: number; controls_regressed: number }> =
+    {};
   let improved = 0;
   let regressed = 0;
 
@@ -92,7 +99,8 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
       }
       if (isGap(wasStatus) && !isGap(nowStatus)) gapsResolved.push({ control_id: controlId, framework, title, resolved_at: resolvedAt, now: nowStatus });
       else if (!isGap(wasStatus) && isGap(nowStatus)) gapsAdded.push({ control_id: controlId, framework, title, status: nowStatus, detected_at: resolvedAt });
-      else if (isGap(wasStatus) && isGap(nowStatus) && options.includeUnchanged) gapsUnchanged.push({ control_id: controlId, framework, title, status: nowStatus, days_open: daysBetween });
+      else if (isGap(wasStatus) && isGap(nowStatus) && options.includeUnchanged)
+        gapsUnchanged.push({ control_id: controlId, framework, title, status: nowStatus, days_open: daysBetween });
     }
     improved += frameworkImproved;
     regressed += frameworkRegressed;

@@ -44,7 +44,13 @@ export class WithCustomFrameworks implements GapRegistry {
   ) {
     for (const framework of custom) {
       const { code } = framework;
-      this.frameworks.set(code, { code, name: framework.name, version: framework.version, control_count: framework.controls.length, custom: { revision: framework.revision } });
+      this.frameworks.set(code, {
+        code,
+        name: framework.name,
+        version: framework.version,
+        control_count: framework.controls.length,
+        custom: { revision: framework.revision },
+      });
       const controls = new Map<string, ControlFacts>();
       const signals: ControlSignals[] = [];
       for (const control of framework.controls) {

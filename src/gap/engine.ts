@@ -173,7 +173,15 @@ export interface FrameworkSynergy {
 
 export interface AnalysisOutcome {
   frameworks: FrameworkOutcome[];
-  overall: { counts: ControlCounts; controls_total: number; score: number | null; coverage: number; status: PostureStatus; critical_gaps: number; high_gaps: number };
+  overall: {
+    counts: ControlCounts;
+    controls_total: number;
+    score: number | null;
+    coverage: number;
+    status: PostureStatus;
+    critical_gaps: number;
+    high_gaps: number;
+  };
   findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number } & FindingsScope;
   common_gaps: CommonGap[];
   synergies: FrameworkSynergy[];
@@ -228,7 +236,13 @@ function inIdOrder(findings: readonly Finding[]): readonly Finding[] {
  * registry and custom frameworks always give the same outcome. `custom` are the account's own
  * frameworks that `frameworks` may name beside the registry's.
  */
-export function assess(registry: GapRegistry, findings: readonly Finding[], frameworks: readonly string[], options: AnalysisOptions, custom: readonly CustomFrameworkFacts[] = []): AnalysisOutcome {
+export function assess(
+  registry: GapRegistry,
+  findings: readonly Finding[],
+  frameworks: readonly string[],
+  options: AnalysisOptions,
+  custom: readonly CustomFrameworkFacts[] = [],
+): AnalysisOutcome {
   const base = registry;
   const withCustom = custom.length ? new WithCustomFrameworks(base, custom) : undefined;
   // What depends on the registry alone is kept per registry: a built-in framework's under the base.
@@ -345,7 +359,9 @@ export function assess(registry: GapRegistry, findings: readonly Finding[], fram
     },
     findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped, ...findingsScope(findings) },
     common_gaps: options.include_cross_framework ? commonGaps(ofSignal.values()) : [],
-    synergies: options.include_cross_framework ? frameworkSynergies(registry, frameworks, options.min_confidence, withCustom ? (code) => withCustom.isCustom(code) : () => false) : [],
+    synergies: options.include_cross_framework
+      ? frameworkSynergies(registry, frameworks, options.min_confidence, withCustom ? (code) => withCustom.isCustom(code) : () => false)
+      : [],
   };
 }
 
@@ -373,7 +389,10 @@ function controlRanks(registry: GapRegistry, framework: string): Map<string, num
   if (!byFramework) controlRankCache.set(registry, (byFramework = new Map()));
   let ranks = byFramework.get(framework);
   if (!ranks) {
-    const ids = registry.controls(framework).map((c) => c.id).sort(controlOrder.compare);
+    const ids = registry
+      .controls(framework)
+      .map((c) => c.id)
+      .sort(controlOrder.compare);
     byFramework.set(framework, (ranks = new Map(ids.map((id, i) => [id, i]))));
   }
   return ranks;
@@ -445,12 +464,22 @@ const synergyCache = new Map<string, number>();
  * the registry, so it is cached per worker for the life of the loaded registry; a pair with a
  * custom framework is computed each time.
  */
-function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[], minConfidence: number, isCustom: (code: string) => boolean): FrameworkSynergy[] {
+function frameworkSynergies(
+  registry: GapRegistry,
+  frameworks: readonly string[],
+  minConfidence: number,
+  isCustom: (code: string) => boolean,
+): FrameworkSynergy[] {
   const frameworksOfSignal = new Map<string, Set<string>>();
   const reach = (signalId: string) => {
     let set = frameworksOfSignal.get(signalId);
     if (!set) {
-      set = new Set(registry.mappingsOfSignal(signalId).filter((m) => m.confidence >= minConfidence).map((m) => m.framework));
+      set = new Set(
+        registry
+          .mappingsOfSignal(signalId)
+          .filter((m) => m.confidence >= minConfidence)
+          .map((m) => m.framework),
+      );
       frameworksOfSignal.set(signalId, set);
     }
     return set;
@@ -501,4 +530,3 @@ function frameworkSynergies(registry: GapRegistry, frameworks: readonly string[]
 function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-

@@ -50,7 +50,8 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
     if (!canonical) unknown.push(code);
     else if (!resolved.includes(canonical)) resolved.push(canonical);
   }
-  if (unknown.length) throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', { frameworks: unknown, valid_codes: [...gapCodes, ...(registry.customFrameworkCodes?.() ?? [])] });
+  if (unknown.length)
+    throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', { frameworks: unknown, valid_codes: [...gapCodes, ...(registry.customFrameworkCodes?.() ?? [])] });
 
   const limits = GAP_ANALYSIS_LIMITS[tier];
   if (resolved.length > limits.maxFrameworks) throw new ApiError('GAP_TOO_MANY_FRAMEWORKS', { count: resolved.length, limit: limits.maxFrameworks, tier });
@@ -68,7 +69,11 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
     const value = finding as Finding & { status?: Finding['status'] };
     const first = firstIndexOfId.get(value.id);
     if (first !== undefined) {
-      throw new ApiError('GAP_INVALID_FINDING', { index, pointer: `/findings/${index}/id`, reason: `duplicate finding id ${value.id} (first used at index ${first})` });
+      throw new ApiError('GAP_INVALID_FINDING', {
+        index,
+        pointer: `/findings/${index}/id`,
+        reason: `duplicate finding id ${value.id} (first used at index ${first})`,
+      });
     }
     firstIndexOfId.set(value.id, index);
     // The parsed body is ours alone: default a missing status in place rather than copy the finding.

@@ -440,7 +440,11 @@ class ResultWriter {
       critical_gaps: framework.critical_gaps,
       high_gaps: framework.high_gaps,
     };
-    const head: Pick<Data['by_framework'][string], 'name' | 'version' | 'posture' | 'custom' | 'revision'> = { name: framework.name, version: framework.version, posture };
+    const head: Pick<Data['by_framework'][string], 'name' | 'version' | 'posture' | 'custom' | 'revision'> = {
+      name: framework.name,
+      version: framework.version,
+      posture,
+    };
     if (framework.custom) markCustom(head, framework.custom.revision);
     out.push(first ? '' : ',', JSON.stringify(framework.code), ':', openObject(head), ',"gaps":[');
     framework.gaps.forEach((gap, i) => {
@@ -453,7 +457,11 @@ class ResultWriter {
       });
       // Indices into data.resources: the assets the gap's findings name, so a report can trace it.
       out.push(`],"resources":[${this.resources.ofGap(gap).join(',')}]`);
-      if (gap.remediation) out.push(`,"remediation":{"priority":${word(gap.remediation.priority_label)},"priority_rank":${gap.remediation.priority},`, this.remediationTail(gap.remediation));
+      if (gap.remediation)
+        out.push(
+          `,"remediation":{"priority":${word(gap.remediation.priority_label)},"priority_rank":${gap.remediation.priority},`,
+          this.remediationTail(gap.remediation),
+        );
       if (gap.evidence) out.push(evidenceJson(gap.evidence));
       out.push('}');
     });

@@ -182,7 +182,13 @@ export interface MethodContext {
   include_resolved?: boolean;
 }
 
-const STATUS_WORDS: Record<FindingStatus, string> = { open: 'open', in_progress: 'in-progress', accepted: 'risk-accepted', resolved: 'resolved', false_positive: 'false-positive' };
+const STATUS_WORDS: Record<FindingStatus, string> = {
+  open: 'open',
+  in_progress: 'in-progress',
+  accepted: 'risk-accepted',
+  resolved: 'resolved',
+  false_positive: 'false-positive',
+};
 
 function statusesOf(kind: EvidenceKind): string {
   const words = FINDING_STATUSES.filter((status) => EVIDENCE_OF_STATUS[status] === kind).map((status) => STATUS_WORDS[status]);

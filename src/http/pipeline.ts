@@ -119,7 +119,11 @@ export class Pipeline {
   shuttingDown = false;
 
   /** Without `limiters`, both count in this process's memory (one node). */
-  constructor(routes: readonly Route[], private readonly services: Services, limiters?: { accounts: RateLimiter; addresses: RateLimiter }) {
+  constructor(
+    routes: readonly Route[],
+    private readonly services: Services,
+    limiters?: { accounts: RateLimiter; addresses: RateLimiter },
+  ) {
     this.router = new Router(routes);
     this.limiter = limiters?.accounts ?? new MemoryRateLimiter(() => services.now().getTime());
     this.addressLimiter = limiters?.addresses ?? new MemoryRateLimiter(() => services.now().getTime(), ADDRESS_LIMITER_CAPACITY);
@@ -168,7 +172,16 @@ export class Pipeline {
         const route = trace?.route ?? 'unmatched';
         this.services.metrics.requestAnswered(request.method, route, status, seconds);
         if (this.accessLogErrorsOnly && status < 400) continue;
-        this.accessLog?.write({ requestId: trace?.requestId, method: request.method, route, path: request.url, status, durationMs: Math.round(seconds * 1e5) / 100, bytes, account: trace?.account });
+        this.accessLog?.write({
+          requestId: trace?.requestId,
+          method: request.method,
+          route,
+          path: request.url,
+          status,
+          durationMs: Math.round(seconds * 1e5) / 100,
+          bytes,
+          account: trace?.account,
+        });
       } catch (error) {
         this.log.error({ err: error }, 'the answer could not be observed');
       }
@@ -248,7 +261,10 @@ export class Pipeline {
     }
     if (match.kind === 'not_found') return refuse(new ApiError('not_found', { resource: 'Path', id: request.url }), decision.headers);
     if (match.kind === 'method_not_allowed') {
-      return refuse(new ApiError('method_not_allowed', { method: request.method, path: request.url, allowed: match.allowed }), Object.assign({}, decision.headers, { Allow: match.allowed.join(', ') }));
+      return refuse(
+        new ApiError('method_not_allowed', { method: request.method, path: request.url, allowed: match.allowed }),
+        Object.assign({}, decision.headers, { Allow: match.allowed.join(', ') }),
+      );
     }
     if (!account) return refuse(new ApiError('unauthorized'), decision.headers);
     const { route, params } = match;
@@ -271,7 +287,8 @@ export class Pipeline {
       const ifNoneMatch = request.headers['if-none-match'];
       // A client may hold the identity form (an answer under the threshold is never compressed) or the coded one.
       for (const held of coding ? [codedEtag(etag, coding), etag] : [etag]) {
-        if (matchesEtag(ifNoneMatch, held)) return { kind: 'respond', response: { status: 304, headers: Object.assign(headers, registryOwn, { ETag: held }), body: '' } };
+        if (matchesEtag(ifNoneMatch, held))
+          return { kind: 'respond', response: { status: 304, headers: Object.assign(headers, registryOwn, { ETag: held }), body: '' } };
       }
     }
 
@@ -285,7 +302,13 @@ export class Pipeline {
     if (registryOwn) {
       const perRequest = Object.keys(headers);
       const answerHeaders = Object.assign({}, headers, registryOwn);
-      return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, answerHeaders, requestId, account, query).then((response) => this.keep(request, route, params, response, perRequest)) };
+      return {
+        kind: 'run',
+        run: () =>
+          this.execute(prepared, params, request, undefined, answerHeaders, requestId, account, query).then((response) =>
+            this.keep(request, route, params, response, perRequest),
+          ),
+      };
     }
     if (!route.body && !route.rawBody) {
       return { kind: 'run', run: () => this.execute(prepared, params, request, undefined, headers, requestId, account, query) };
@@ -297,7 +320,8 @@ export class Pipeline {
       return refuse(new ApiError('unsupported_media_type', { content_type: contentType, accepted: [...accepted] }, { message }), headers);
     }
     const limit = route.bodyLimit === 'analysis' ? this.services.config.analysisBodyLimitBytes : this.services.config.bodyLimitBytes;
-    const tooLarge = (closing = true) => errorResponse(new ApiError('payload_too_large', { limit }), closing ? Object.assign({}, headers, { Connection: 'close' }) : headers);
+    const tooLarge = (closing = true) =>
+      errorResponse(new ApiError('payload_too_large', { limit }), closing ? Object.assign({}, headers, { Connection: 'close' }) : headers);
     const declared = Number(request.headers['content-length']);
     // Up to DRAINED_BODY_MAX_BYTES the connection stays open and the declared body is read and
     // dropped, so that the client, still writing it, reads the 413 rather than a reset.
@@ -327,15 +351,24 @@ export class Pipeline {
    * A kept registry answer: a 304 when the client holds it, else its bytes in the coding asked
    * for. Only this request's own headers are made per request; the answer's are rendered already.
    */
-  private keptAnswer(request: IncomingRequest, kept: KeptAnswer, coding: ContentCoding | undefined, headers: Record<string, string>): Exclude<Admission, { kind: 'defer' }> {
+  private keptAnswer(
+    request: IncomingRequest,
+    kept: KeptAnswer,
+    coding: ContentCoding | undefined,
+    headers: Record<string, string>,
+  ): Exclude<Admission, { kind: 'defer' }> {
     const ifNoneMatch = request.headers['if-none-match'];
     if (ifNoneMatch) {
       for (const form of [coding && kept.coded[coding], kept.identity]) {
-        if (form && matchesEtag(ifNoneMatch, form.etag)) return { kind: 'respond', response: { status: 304, headers, headerLines: form.notModifiedHeaders, body: '' } };
+        if (form && matchesEtag(ifNoneMatch, form.etag))
+          return { kind: 'respond', response: { status: 304, headers, headerLines: form.notModifiedHeaders, body: '' } };
       }
       // The coded form's validator is known before its bytes are: the client may hold them from another node.
       if (coding && !kept.coded[coding] && matchesEtag(ifNoneMatch, codedEtag(kept.identity.etag, coding))) {
-        return { kind: 'respond', response: { status: 304, headers: Object.assign(headers, kept.identity.notModified, { ETag: codedEtag(kept.identity.etag, coding) }), body: '' } };
+        return {
+          kind: 'respond',
+          response: { status: 304, headers: Object.assign(headers, kept.identity.notModified, { ETag: codedEtag(kept.identity.etag, coding) }), body: '' },
+        };
       }
     }
     const form: KeptForm | undefined = coding ? kept.coded[coding] : undefined;
@@ -367,7 +400,8 @@ export class Pipeline {
     if (this.compressMinBytes > 0 && body.length >= this.compressMinBytes) {
       for (const coding of ['br', 'gzip'] as const) {
         compress(body, coding, 'kept').then(
-          (coded) => this.answers.keepCoded(url, query, coding, coded, Object.assign({}, own, { 'Content-Encoding': coding, ETag: codedEtag(own.ETag, coding) })),
+          (coded) =>
+            this.answers.keepCoded(url, query, coding, coded, Object.assign({}, own, { 'Content-Encoding': coding, ETag: codedEtag(own.ETag, coding) })),
           (error: unknown) => this.log.error({ err: error, coding }, 'compressing a registry answer failed'),
         );
       }
@@ -382,7 +416,8 @@ export class Pipeline {
    */
   private async encode(request: IncomingRequest, response: OutgoingResponse): Promise<OutgoingResponse> {
     const { body } = response;
-    if (this.compressMinBytes === 0 || response.headers['Content-Encoding'] || !response.headers['Content-Type']?.startsWith('application/json')) return response;
+    if (this.compressMinBytes === 0 || response.headers['Content-Encoding'] || !response.headers['Content-Type']?.startsWith('application/json'))
+      return response;
     const headers: Record<string, string> = Object.assign({}, response.headers, { Vary: 'Accept-Encoding' });
     const { status, afterSend } = response;
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) return { status, headers, body, afterSend };
@@ -406,7 +441,12 @@ export class Pipeline {
   private async compressedFile(request: IncomingRequest, reply: CompressedFileReply, headers: Record<string, string>): Promise<OutgoingResponse> {
     const status = reply.status ?? 200;
     if (this.codingFor(request, reply.identityLength) === 'br') {
-      return { status, headers: Object.assign({}, headers, reply.headers, { Vary: 'Accept-Encoding', 'Content-Encoding': 'br' }), body: reply.brotli, afterSend: reply.afterSend };
+      return {
+        status,
+        headers: Object.assign({}, headers, reply.headers, { Vary: 'Accept-Encoding', 'Content-Encoding': 'br' }),
+        body: reply.brotli,
+        afterSend: reply.afterSend,
+      };
     }
     return { status, headers: Object.assign({}, headers, reply.headers), body: await reply.identity(), afterSend: reply.afterSend };
   }
@@ -419,7 +459,12 @@ export class Pipeline {
       case 'run':
         return { kind: 'run', run: () => admission.run().then((response) => this.encode(request, response)) };
       case 'read_body':
-        return { kind: 'read_body', limit: admission.limit, tooLarge: admission.tooLarge, run: (body) => admission.run(body).then((response) => this.encode(request, response)) };
+        return {
+          kind: 'read_body',
+          limit: admission.limit,
+          tooLarge: admission.tooLarge,
+          run: (body) => admission.run(body).then((response) => this.encode(request, response)),
+        };
       case 'defer':
         return { kind: 'defer', admission: admission.admission.then((settled) => this.encoding(request, settled) as Exclude<Admission, { kind: 'defer' }>) };
     }

@@ -217,7 +217,10 @@ class BodyReader {
   private limit = Number.POSITIVE_INFINITY;
   private handlers: { tooLarge(): void; complete(body: Buffer): void } | undefined;
 
-  constructor(res: HttpResponse, private readonly state: ResponseState) {
+  constructor(
+    res: HttpResponse,
+    private readonly state: ResponseState,
+  ) {
     res.onData((chunk, isLast) => {
       if (this.state.aborted || this.refused) return;
       this.received += chunk.byteLength;
@@ -401,7 +404,13 @@ async function sendLarge(res: HttpResponse, state: ResponseState, response: Outg
 }
 
 /** A body produced piece by piece: chunked writes, waiting for drain whenever uWS buffers. */
-async function sendStream(res: HttpResponse, state: ResponseState, response: OutgoingResponse, stream: AsyncIterable<Buffer | string>, log: Logger): Promise<number> {
+async function sendStream(
+  res: HttpResponse,
+  state: ResponseState,
+  response: OutgoingResponse,
+  stream: AsyncIterable<Buffer | string>,
+  log: Logger,
+): Promise<number> {
   res.cork(() => writeHead(res, response));
   let written = 0;
   try {
@@ -439,7 +448,11 @@ async function sendStream(res: HttpResponse, state: ResponseState, response: Out
  * as plain uWS code does. Benchmarks run it beside the service so that figures are ratios to what
  * the socket layer alone can do on the same machine.
  */
-export function startBaselineServer(host: string, body: Buffer, headers: readonly (readonly [string, string])[] = [['Content-Type', 'application/json; charset=utf-8']]): Promise<{ port: number; close(): void }> {
+export function startBaselineServer(
+  host: string,
+  body: Buffer,
+  headers: readonly (readonly [string, string])[] = [['Content-Type', 'application/json; charset=utf-8']],
+): Promise<{ port: number; close(): void }> {
   const app = uWS.App();
   app.any('/*', (res) => {
     res.writeStatus('200 OK');

@@ -57,7 +57,10 @@ export class RedisRateLimiter implements RateLimiter {
   /** Requests answered from this node's own counts because Redis did not answer. */
   fallbacks = 0;
 
-  constructor(url: string, private readonly options: RedisLimiterOptions) {
+  constructor(
+    url: string,
+    private readonly options: RedisLimiterOptions,
+  ) {
     this.now = options.now ?? Date.now;
     this.local = new MemoryRateLimiter(this.now, 100_000);
     this.client = new Redis(url, {

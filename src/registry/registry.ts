@@ -36,15 +36,7 @@ import type {
   ToolMapping,
   ToolRuleMatch,
 } from '../schemas/registry.js';
-import {
-  keys,
-  LAYOUT_VERSION,
-  mappingNumber,
-  normalizeFrameworkSpelling,
-  SEARCH_OPTIONS,
-  type MappingIdList,
-  type StoredControlDetail,
-} from './layout.js';
+import { keys, LAYOUT_VERSION, mappingNumber, normalizeFrameworkSpelling, SEARCH_OPTIONS, type MappingIdList, type StoredControlDetail } from './layout.js';
 import { readManifest } from './manifest.js';
 import type { GapFacts } from '../gap/gap-index.js';
 import { ruleIdCandidates, type RuleIdContext, type RuleIdMatch } from './rule-ids.js';
@@ -262,7 +254,17 @@ export class Registry {
   signalItem(id: string): SignalListItem | undefined {
     const s = this.signal(id);
     if (!s) return undefined;
-    const item: SignalListItem = { id: s.id, domain: s.domain, category: s.category, title: s.title, description: s.description, severity: s.severity, tags: s.tags, version: s.version, status: s.status };
+    const item: SignalListItem = {
+      id: s.id,
+      domain: s.domain,
+      category: s.category,
+      title: s.title,
+      description: s.description,
+      severity: s.severity,
+      tags: s.tags,
+      version: s.version,
+      status: s.status,
+    };
     if (s.superseded_by) item.superseded_by = s.superseded_by;
     return item;
   }
@@ -391,7 +393,9 @@ export class Registry {
 
   /** Canonical codes of the frameworks gap analysis assesses, in listing order. */
   gapFrameworkCodes(): string[] {
-    return this.frameworks().filter((f) => f.gap_analysis).map((f) => f.code);
+    return this.frameworks()
+      .filter((f) => f.gap_analysis)
+      .map((f) => f.code);
   }
 
   frameworks(category?: string): readonly FrameworkListItem[] {
@@ -498,9 +502,7 @@ export class Registry {
     const all = this.get<SecurityTool[]>(keys.tools) ?? EMPTY;
     if (!filter.category && !filter.q) return all;
     const category = filter.category?.toLowerCase();
-    return all.filter(
-      (t) => (!category || t.category === category) && includesText(`${t.name} ${t.vendor} ${t.description}`.toLowerCase(), filter.q),
-    );
+    return all.filter((t) => (!category || t.category === category) && includesText(`${t.name} ${t.vendor} ${t.description}`.toLowerCase(), filter.q));
   }
 
   tool(id: string): SecurityTool | undefined {
@@ -580,7 +582,12 @@ export class Registry {
   // ---- crosswalks ----
 
   crosswalkOverlaps(): { overlaps: readonly FrameworkOverlap[]; stats: OverlapStats } {
-    return this.get<{ overlaps: FrameworkOverlap[]; stats: OverlapStats }>(keys.overlaps) ?? { overlaps: EMPTY, stats: { total_crosswalks: 0, frameworks_analyzed: 0, average_overlap: 0 } };
+    return (
+      this.get<{ overlaps: FrameworkOverlap[]; stats: OverlapStats }>(keys.overlaps) ?? {
+        overlaps: EMPTY,
+        stats: { total_crosswalks: 0, frameworks_analyzed: 0, average_overlap: 0 },
+      }
+    );
   }
 
   /** Overlap of two gap-analysis frameworks (codes or aliases), oriented as asked. */

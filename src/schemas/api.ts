@@ -47,11 +47,13 @@ import { FRAMEWORK_CODES, SEVERITIES } from '../core/vocabulary.js';
 import { CustomFrameworkDetail, CustomFrameworkListItem } from './custom-framework.js';
 import { StringEnum } from './string-enum.js';
 
-
 // ---- meta ----
 
 const Total = Type.Integer({ minimum: 0 });
-const RegistryVersion = { version: Type.String({ description: 'Registry release (semantic version)' }), generated_at: Type.String({ format: 'date-time', description: 'When this registry index was built' }) };
+const RegistryVersion = {
+  version: Type.String({ description: 'Registry release (semantic version)' }),
+  generated_at: Type.String({ format: 'date-time', description: 'When this registry index was built' }),
+};
 
 export const TotalMeta = Type.Object({ total: Total });
 export const PageMeta = Type.Object({ total: Total, page: Type.Integer(), per_page: Type.Integer() });
@@ -60,7 +62,13 @@ export const WindowMeta = Type.Object({ total: Total, limit: Type.Integer(), off
 export const VersionMeta = Type.Object(RegistryVersion);
 export const CatalogPageMeta = Type.Object({ ...RegistryVersion, total: Total, page: Type.Integer(), per_page: Type.Integer() });
 export const CatalogTotalMeta = Type.Object({ ...RegistryVersion, total: Total });
-export const ArtifactTypePageMeta = Type.Object({ ...RegistryVersion, ocsf_version: Type.String(), total: Total, page: Type.Integer(), per_page: Type.Integer() });
+export const ArtifactTypePageMeta = Type.Object({
+  ...RegistryVersion,
+  ocsf_version: Type.String(),
+  total: Total,
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+});
 export const ArtifactTypeMeta = Type.Object({ ...RegistryVersion, ocsf_version: Type.String() });
 export const ResolveMeta = Type.Object({ ...RegistryVersion, total_requested: Total, total_matched: Total });
 export const SearchMeta = Type.Object({ total: Total, query: Type.String(), page: Type.Integer(), per_page: Type.Integer() });
@@ -138,7 +146,9 @@ export const SearchHits = Type.Array(
 // ---- frameworks and controls ----
 
 /** The registry's frameworks (custom: false), then an Enterprise account's own (docs/custom-frameworks.md). */
-export const FrameworkList = Type.Array(Type.Union([Type.Composite([FrameworkListItem, Type.Object({ custom: Type.Literal(false) })]), CustomFrameworkListItem]));
+export const FrameworkList = Type.Array(
+  Type.Union([Type.Composite([FrameworkListItem, Type.Object({ custom: Type.Literal(false) })]), CustomFrameworkListItem]),
+);
 
 /** GET /v1/frameworks/{code}: a registry framework, or one of the account's own with its definition. */
 export const FrameworkView = Type.Union([Type.Composite([FrameworkDetail, Type.Object({ custom: Type.Literal(false) })]), CustomFrameworkDetail]);
@@ -231,7 +241,9 @@ export const SecurityToolList = Type.Array(SecurityTool);
 
 export const OverlapView = Type.Composite([
   FrameworkOverlap,
-  Type.Object({ controls: Type.Optional(Type.Array(ControlCrosswalk, { description: 'With include_controls=true: the control crosswalks of the pair (up to limit)' })) }),
+  Type.Object({
+    controls: Type.Optional(Type.Array(ControlCrosswalk, { description: 'With include_controls=true: the control crosswalks of the pair (up to limit)' })),
+  }),
 ]);
 export const CrosswalkOverlaps = Type.Union([
   Type.Object({ overlaps: Type.Array(FrameworkOverlap), stats: OverlapStats }),
@@ -242,15 +254,14 @@ export const ControlCrosswalks = Type.Object({
   crosswalks: Type.Array(ControlCrosswalk),
   summary: Type.Object({
     total_crosswalks: Total,
-    relationship_breakdown: Type.Object(Object.fromEntries(CROSSWALK_RELATIONSHIPS.map((r) => [r, Total])) as Record<(typeof CROSSWALK_RELATIONSHIPS)[number], typeof Total>),
+    relationship_breakdown: Type.Object(
+      Object.fromEntries(CROSSWALK_RELATIONSHIPS.map((r) => [r, Total])) as Record<(typeof CROSSWALK_RELATIONSHIPS)[number], typeof Total>,
+    ),
   }),
 });
 
 const CoverageListItem = Type.Omit(SignalCoverage, ['is_multi_framework']);
-export const SignalCoverageView = Type.Union([
-  Type.Object({ signals: Type.Array(CoverageListItem), summary: SignalCoverageSummary }),
-  SignalCoverage,
-]);
+export const SignalCoverageView = Type.Union([Type.Object({ signals: Type.Array(CoverageListItem), summary: SignalCoverageSummary }), SignalCoverage]);
 
 // ---- validation (spec 4.3, 2.14) ----
 

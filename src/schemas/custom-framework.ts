@@ -39,7 +39,9 @@ export const CustomCorrespondence = Type.Object(
   {
     framework: Type.String({ minLength: 1, maxLength: 64, description: 'A registry framework code (any accepted spelling)' }),
     control_id: Type.String({ minLength: 1, maxLength: 100, description: 'A control of that framework' }),
-    relationship: StringEnum(CORRESPONDENCE_RELATIONSHIPS, { description: 'NIST IR 8477: this control is equal to, a subset of, a superset of, or intersects with the built-in control' }),
+    relationship: StringEnum(CORRESPONDENCE_RELATIONSHIPS, {
+      description: 'NIST IR 8477: this control is equal to, a subset of, a superset of, or intersects with the built-in control',
+    }),
   },
   { additionalProperties: false },
 );
@@ -54,7 +56,9 @@ export const CustomControlInput = Type.Object(
     guidance: Type.Optional(Text(20_000)),
     evidence: Type.Optional(Type.Array(Text(1000), { maxItems: 50, description: 'Evidence items an assessor asks for' })),
     signals: Type.Optional(Type.Array(CustomSignalLink, { maxItems: 50, description: 'Signals that evidence the control directly' })),
-    corresponds_to: Type.Optional(Type.Array(CustomCorrespondence, { maxItems: 20, description: 'Built-in controls whose signal mappings the control inherits' })),
+    corresponds_to: Type.Optional(
+      Type.Array(CustomCorrespondence, { maxItems: 20, description: 'Built-in controls whose signal mappings the control inherits' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -133,7 +137,9 @@ export const CustomControl = Type.Object({
   level: Type.Union([Type.String(), Type.Null()]),
   guidance: Type.String(),
   evidence: Type.Array(Type.String()),
-  signals: Type.Array(Type.Object({ signal_id: Type.String(), relationship: StringEnum(SIGNAL_RELATIONSHIPS), confidence: Type.Number(), rationale: Type.String() })),
+  signals: Type.Array(
+    Type.Object({ signal_id: Type.String(), relationship: StringEnum(SIGNAL_RELATIONSHIPS), confidence: Type.Number(), rationale: Type.String() }),
+  ),
   corresponds_to: Type.Array(Type.Object({ framework: Type.String(), control_id: Type.String(), relationship: StringEnum(CORRESPONDENCE_RELATIONSHIPS) })),
 });
 export type CustomControl = Static<typeof CustomControl>;
@@ -155,7 +161,10 @@ export const CustomFrameworkCoverage = Type.Object({
     controls_total: Type.Integer({ minimum: 0 }),
     assessable: Type.Integer({ minimum: 0, description: 'Controls with a signal at or above the default min_confidence (0.7)' }),
     assessable_by_scanner_rules: Type.Integer({ minimum: 0, description: 'Assessable controls with a signal that a scanner rule reports' }),
-    below_default_confidence: Type.Integer({ minimum: 0, description: 'Controls whose signals all fall below 0.7: assessed only when an analysis lowers min_confidence' }),
+    below_default_confidence: Type.Integer({
+      minimum: 0,
+      description: 'Controls whose signals all fall below 0.7: assessed only when an analysis lowers min_confidence',
+    }),
     unassessable: Type.Integer({ minimum: 0, description: 'Controls no signal reaches' }),
     coverage: Type.Number({ minimum: 0, maximum: 1, description: 'assessable / controls_total' }),
   }),

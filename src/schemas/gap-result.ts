@@ -16,9 +16,18 @@ const Assessed = StringEnum(['compliant', 'partially_compliant', 'non_compliant'
 const Relationship = StringEnum(['primary', 'supporting', 'partial'] as const);
 const Effort = StringEnum(['low', 'medium', 'high'] as const);
 const PriorityLabel = StringEnum(['critical', 'high', 'medium', 'low'] as const);
-const Severity = Type.Union([StringEnum(SEVERITIES), Type.Null()], { description: 'Highest severity among the failing or accepted findings; null for a compliant control' });
-const ControlCounts = Type.Object(Object.fromEntries(CONTROL_STATUSES.map((status) => [status, Type.Integer({ minimum: 0 })])) as Record<(typeof CONTROL_STATUSES)[number], ReturnType<typeof Type.Integer>>);
-const EvidenceRequirements = Type.Array(Type.String(), { description: 'With options.include_evidence_requirements: the evidence items the registry lists for the control' });
+const Severity = Type.Union([StringEnum(SEVERITIES), Type.Null()], {
+  description: 'Highest severity among the failing or accepted findings; null for a compliant control',
+});
+const ControlCounts = Type.Object(
+  Object.fromEntries(CONTROL_STATUSES.map((status) => [status, Type.Integer({ minimum: 0 })])) as Record<
+    (typeof CONTROL_STATUSES)[number],
+    ReturnType<typeof Type.Integer>
+  >,
+);
+const EvidenceRequirements = Type.Array(Type.String(), {
+  description: 'With options.include_evidence_requirements: the evidence items the registry lists for the control',
+});
 
 const AnalysisOptionsEcho = Type.Object(
   {
@@ -56,7 +65,7 @@ const VariantBGap = Type.Object({
       confidence: Fraction,
     }),
   ),
-  resources: Type.Array(Type.Integer({ minimum: 0 }), { description: 'Indices into data.resources: the resources this gap\'s findings name' }),
+  resources: Type.Array(Type.Integer({ minimum: 0 }), { description: "Indices into data.resources: the resources this gap's findings name" }),
   remediation: Type.Optional(
     Type.Object({ priority: PriorityLabel, priority_rank: Type.Integer(), effort: Effort, guidance: Type.String(), steps: Type.Array(Type.String()) }),
   ),
@@ -172,10 +181,9 @@ export const AnalysisResultData = Type.Object(
     by_framework: Type.Record(Type.String(), FrameworkResult, { description: 'Variant B: keyed by framework code' }),
     cross_framework_insights: Type.Object({ common_gaps: Type.Array(CommonGap) }),
     cross_framework: Type.Object({ common_gaps: Type.Array(CommonGap), framework_synergies: Type.Array(FrameworkSynergy) }),
-    resources: Type.Array(
-      Type.Object({ type: Type.Optional(Type.String()), id: Type.Optional(Type.String()), provider: Type.Optional(Type.String()) }),
-      { description: 'Each resource (artifact) the findings name, once; gaps refer to them by index' },
-    ),
+    resources: Type.Array(Type.Object({ type: Type.Optional(Type.String()), id: Type.Optional(Type.String()), provider: Type.Optional(Type.String()) }), {
+      description: 'Each resource (artifact) the findings name, once; gaps refer to them by index',
+    }),
   },
   { description: 'A gap analysis result' },
 );
@@ -192,14 +200,34 @@ export const AnalysisResult = Type.Object({ data: AnalysisResultData, meta: Anal
 export type AnalysisResult = Static<typeof AnalysisResult>;
 
 const ComparedControl = { control_id: Type.String(), framework: Type.String(), title: Type.String() };
-const FrameworkScores = { baseline_score: Score, current_score: Score, controls_improved: Type.Integer({ minimum: 0 }), controls_regressed: Type.Integer({ minimum: 0 }) };
-const ComparedAnalysis = Type.Object({ id: Type.String(), created_at: Type.String({ format: 'date-time' }), posture_score: Score, overall_posture_score: Score });
+const FrameworkScores = {
+  baseline_score: Score,
+  current_score: Score,
+  controls_improved: Type.Integer({ minimum: 0 }),
+  controls_regressed: Type.Integer({ minimum: 0 }),
+};
+const ComparedAnalysis = Type.Object({
+  id: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  posture_score: Score,
+  overall_posture_score: Score,
+});
 
 /** `data` of POST /v1/gap-analysis/compare: Variant A and Variant B fields side by side. */
 export const ComparisonData = Type.Object({
   comparison_id: Type.String(),
-  summary: Type.Object({ baseline_score: Score, current_score: Score, score_change: Type.Union([Type.Number(), Type.Null()]), overall_change: StringEnum(['improved', 'regressed', 'unchanged', 'not_comparable'] as const) }),
-  changes: Type.Object({ improved: Type.Integer({ minimum: 0 }), regressed: Type.Integer({ minimum: 0 }), new_gaps: Type.Integer({ minimum: 0 }), resolved: Type.Integer({ minimum: 0 }) }),
+  summary: Type.Object({
+    baseline_score: Score,
+    current_score: Score,
+    score_change: Type.Union([Type.Number(), Type.Null()]),
+    overall_change: StringEnum(['improved', 'regressed', 'unchanged', 'not_comparable'] as const),
+  }),
+  changes: Type.Object({
+    improved: Type.Integer({ minimum: 0 }),
+    regressed: Type.Integer({ minimum: 0 }),
+    new_gaps: Type.Integer({ minimum: 0 }),
+    resolved: Type.Integer({ minimum: 0 }),
+  }),
   by_framework: Type.Array(Type.Object({ framework: Type.String(), ...FrameworkScores })),
   frameworks_compared: Type.Array(Type.String()),
   frameworks_only_in_baseline: Type.Array(Type.String()),
@@ -214,7 +242,11 @@ export const ComparisonData = Type.Object({
     }),
     gaps_resolved: Type.Array(Type.Object({ ...ComparedControl, resolved_at: Type.String({ format: 'date-time' }), now: StringEnum(CONTROL_STATUSES) })),
     gaps_added: Type.Array(Type.Object({ ...ComparedControl, status: StringEnum(CONTROL_STATUSES), detected_at: Type.String({ format: 'date-time' }) })),
-    gaps_unchanged: Type.Optional(Type.Array(Type.Object({ ...ComparedControl, status: StringEnum(CONTROL_STATUSES), days_open: Type.Integer({ minimum: 0 }) }), { description: 'With options.include_unchanged' })),
+    gaps_unchanged: Type.Optional(
+      Type.Array(Type.Object({ ...ComparedControl, status: StringEnum(CONTROL_STATUSES), days_open: Type.Integer({ minimum: 0 }) }), {
+        description: 'With options.include_unchanged',
+      }),
+    ),
     by_framework: Type.Record(Type.String(), Type.Object(FrameworkScores)),
   }),
 });

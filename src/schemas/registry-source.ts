@@ -22,8 +22,27 @@ const Text = Type.String({ minLength: 1 });
 
 export const DOMAIN_CODES = [...GAP_FRAMEWORK_CODES, 'GEN'] as const;
 export const SIGNAL_CATEGORIES = [
-  'ACCESS', 'ADMIN', 'ASSET', 'AUDIT', 'BCP', 'COMMS', 'CONFIG', 'CRYPTO', 'DATA', 'DEV', 'GOV',
-  'IDENTITY', 'IR', 'NET', 'PHYS', 'PRIVACY', 'RISK', 'TECH', 'TRAIN', 'VENDOR', 'VULN',
+  'ACCESS',
+  'ADMIN',
+  'ASSET',
+  'AUDIT',
+  'BCP',
+  'COMMS',
+  'CONFIG',
+  'CRYPTO',
+  'DATA',
+  'DEV',
+  'GOV',
+  'IDENTITY',
+  'IR',
+  'NET',
+  'PHYS',
+  'PRIVACY',
+  'RISK',
+  'TECH',
+  'TRAIN',
+  'VENDOR',
+  'VULN',
 ] as const;
 export const RELATIONSHIPS = ['primary', 'supporting', 'partial'] as const;
 /** The form of a signal id (docs/registry.md): CSR-<DOMAIN>-<CATEGORY>-<NAME of 1-4 words>-<NNN or NNNN>. */
@@ -38,10 +57,7 @@ export const ARTIFACT_STATUSES = ['active', 'deprecated'] as const;
 export const PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'alibaba'] as const;
 export const TEMPLATE_STATUSES = ['ACTIVE', 'DRAFT', 'DEPRECATED'] as const;
 export const TOOL_CONFIDENCES = ['HIGH', 'MEDIUM', 'LOW'] as const;
-export const TOOL_CATEGORIES = [
-  'cloud', 'container', 'sast', 'iac', 'sca', 'secrets', 'dast', 'network', 'endpoint', 'identity',
-] as const;
-
+export const TOOL_CATEGORIES = ['cloud', 'container', 'sast', 'iac', 'sca', 'secrets', 'dast', 'network', 'endpoint', 'identity'] as const;
 
 export const Severity = StringEnum(SEVERITIES);
 export type Severity = Static<typeof Severity>;

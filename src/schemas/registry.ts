@@ -5,16 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './string-enum.js';
-import {
-  ArtifactTypeSource,
-  FindingTemplateSource,
-  Effort,
-  ProvenanceKind,
-  Relationship,
-  Severity,
-  ToolConfidence,
-  ToolSource,
-} from './registry-source.js';
+import { ArtifactTypeSource, FindingTemplateSource, Effort, ProvenanceKind, Relationship, Severity, ToolConfidence, ToolSource } from './registry-source.js';
 
 const SeverityCounts = Type.Object({
   critical: Type.Integer(),
@@ -36,9 +27,12 @@ export const SignalListItem = Type.Object({
   tags: Type.Array(Type.String()),
   version: Type.String(),
   status: StringEnum(SIGNAL_STATUSES, {
-    description: 'active: findings land here. superseded: a broad signal of an earlier registry version, still served so existing references resolve; its rules moved to the signals in superseded_by.',
+    description:
+      'active: findings land here. superseded: a broad signal of an earlier registry version, still served so existing references resolve; its rules moved to the signals in superseded_by.',
   }),
-  superseded_by: Type.Optional(Type.Array(Type.String(), { description: 'Only on a superseded signal: the signals, each one checkable condition, that took over its scanner rules.' })),
+  superseded_by: Type.Optional(
+    Type.Array(Type.String(), { description: 'Only on a superseded signal: the signals, each one checkable condition, that took over its scanner rules.' }),
+  ),
 });
 export type SignalListItem = Static<typeof SignalListItem>;
 
@@ -169,10 +163,7 @@ export const ControlDetail = Type.Object({
   technical: Type.Union([Type.Boolean(), Type.Null()]),
   flags: Type.Record(Type.String(), Type.Unknown()),
   mapped_signals: Type.Array(
-    Type.Composite([
-      MappedSignalRef,
-      Type.Object({ title: Type.String(), severity: Severity, rationale: Type.String(), derived: Type.Boolean() }),
-    ]),
+    Type.Composite([MappedSignalRef, Type.Object({ title: Type.String(), severity: Severity, rationale: Type.String(), derived: Type.Boolean() })]),
   ),
   related_controls: Type.Array(RelatedControl),
 });

@@ -53,7 +53,13 @@ export async function readAnalysis(store: AnalysisStore, id: string, account: st
 }
 
 /** Runs the sweeper every `intervalMs` until stopped. */
-export function startSweeper(store: AnalysisStore, intervalMs: number, now: () => Date, onError: (error: unknown) => void, onSwept: (count: number) => void = () => undefined): () => void {
+export function startSweeper(
+  store: AnalysisStore,
+  intervalMs: number,
+  now: () => Date,
+  onError: (error: unknown) => void,
+  onSwept: (count: number) => void = () => undefined,
+): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

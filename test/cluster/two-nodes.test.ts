@@ -102,7 +102,10 @@ t.test('two nodes on one PostgreSQL and one Redis', { skip: serverMissing('postg
   });
 
   t.test('a key made with the CLI works on both nodes', async (t) => {
-    for (const [name, node] of [['A', a], ['B', b]] as const) {
+    for (const [name, node] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
       const { ok, took } = await within(PROPAGATION_BOUND_MS, async () => (await call(node, 'GET', '/v1/frameworks', teamsKey)).status === 200);
       t.ok(ok, `node ${name} accepts it (${took} ms after the CLI returned)`);
     }
@@ -112,7 +115,10 @@ t.test('two nodes on one PostgreSQL and one Redis', { skip: serverMissing('postg
     const [s1, s2] = primarySignals('HIPAA', 2);
     const first = await call(a, 'POST', '/v1/gap-analysis', teamsKey, { frameworks: ['HIPAA'], findings: [finding('f-1', s1.signal_id, 'open')] });
     t.equal(first.status, 200, first.bytes.toString().slice(0, 200));
-    const second = await call(a, 'POST', '/v1/gap-analysis', teamsKey, { frameworks: ['HIPAA'], findings: [finding('f-1', s1.signal_id, 'resolved'), finding('f-2', s2.signal_id, 'open')] });
+    const second = await call(a, 'POST', '/v1/gap-analysis', teamsKey, {
+      frameworks: ['HIPAA'],
+      findings: [finding('f-1', s1.signal_id, 'resolved'), finding('f-2', s2.signal_id, 'open')],
+    });
     const [id1, id2] = [first.json().data.id, second.json().data.id];
 
     const read = await call(b, 'GET', `/v1/gap-analysis/${id1}`, teamsKey);
@@ -121,7 +127,11 @@ t.test('two nodes on one PostgreSQL and one Redis', { skip: serverMissing('postg
     t.equal(read.headers.get('x-analysis-expires-at'), first.headers.get('x-analysis-expires-at'));
 
     const listed = await call(b, 'GET', '/v1/gap-analysis/summary', teamsKey);
-    t.same(listed.json().data.analyses.map((e: { id: string }) => e.id), [id2, id1], 'listed on B, newest first');
+    t.same(
+      listed.json().data.analyses.map((e: { id: string }) => e.id),
+      [id2, id1],
+      'listed on B, newest first',
+    );
 
     const compared = await call(b, 'POST', '/v1/gap-analysis/compare', teamsKey, { baseline_id: id1, current_id: id2 });
     t.equal(compared.status, 200, compared.bytes.toString().slice(0, 200));
@@ -134,7 +144,7 @@ t.test('two nodes on one PostgreSQL and one Redis', { skip: serverMissing('postg
 
     const otherKey = (await cli(env, 'keys', 'create', '--account', 'rival', '--tier', 'teams')).trim().split('\n').at(-1)!;
     await within(PROPAGATION_BOUND_MS, async () => (await call(b, 'GET', '/v1/frameworks', otherKey)).status === 200);
-    t.equal((await call(b, 'GET', `/v1/gap-analysis/${id1}`, otherKey)).status, 404, "another account cannot read it on B either");
+    t.equal((await call(b, 'GET', `/v1/gap-analysis/${id1}`, otherKey)).status, 404, 'another account cannot read it on B either');
   });
 
   t.test('the 61st Community request of a minute, spread over both nodes, is 429', async (t) => {
@@ -163,7 +173,11 @@ t.test('two nodes on one PostgreSQL and one Redis', { skip: serverMissing('postg
       }
       t.same(statuses.slice(0, 60), Array(60).fill(200), 'the first 60 pass, spread over both nodes');
       t.equal(statuses[60], 429, 'the 61st is refused');
-      t.same(remaining.slice(0, 60), Array.from({ length: 60 }, (_, i) => String(59 - i)), 'one count across both nodes');
+      t.same(
+        remaining.slice(0, 60),
+        Array.from({ length: 60 }, (_, i) => String(59 - i)),
+        'one count across both nodes',
+      );
       t.equal(other.status, 429, 'and on the other node too');
       return;
     }
@@ -171,9 +185,15 @@ t.test('two nodes on one PostgreSQL and one Redis', { skip: serverMissing('postg
 
   t.test('a revoked key is 401 on both nodes', async (t) => {
     const key = (await cli(env, 'keys', 'create', '--account', 'leaver', '--tier', 'pro')).trim().split('\n').at(-1)!;
-    await within(PROPAGATION_BOUND_MS, async () => (await call(a, 'GET', '/v1/frameworks', key)).status === 200 && (await call(b, 'GET', '/v1/frameworks', key)).status === 200);
+    await within(
+      PROPAGATION_BOUND_MS,
+      async () => (await call(a, 'GET', '/v1/frameworks', key)).status === 200 && (await call(b, 'GET', '/v1/frameworks', key)).status === 200,
+    );
     await cli(env, 'keys', 'revoke', key);
-    for (const [name, node] of [['A', a], ['B', b]] as const) {
+    for (const [name, node] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
       const { ok, took } = await within(PROPAGATION_BOUND_MS, async () => (await call(node, 'GET', '/v1/frameworks', key)).status === 401);
       t.ok(ok, `node ${name} refuses it ${took} ms after the CLI returned`);
     }
@@ -228,6 +248,10 @@ t.test('two nodes on one PostgreSQL and one Redis', { skip: serverMissing('postg
       if (retry.headers.get('idempotent-replayed') === 'true') replayed += 1;
     }
     const list = await call(b, 'GET', '/v1/gap-analysis/summary?per_page=1', teamsKey);
-    t.equal(list.json().meta.total, 2 + sent.length, `one analysis per key sent (${replayed} of ${sent.length} retries were replays), plus the two made earlier`);
+    t.equal(
+      list.json().meta.total,
+      2 + sent.length,
+      `one analysis per key sent (${replayed} of ${sent.length} retries were replays), plus the two made earlier`,
+    );
   });
 });

@@ -27,7 +27,10 @@ t.test('Containerfile: multi-stage, non-root, health check on /healthz, the serv
   const runtime = containerfile.slice(containerfile.lastIndexOf('\nFROM '));
   t.match(runtime, /^USER (?!root\b)\S+/m, 'the runtime stage runs as a non-root user');
   t.match(runtime, /^HEALTHCHECK .*\/healthz/ms, 'health check on /healthz');
-  t.ok(routes.some((r) => r.method === 'GET' && r.path === '/healthz' && r.tier === null), '/healthz is a public route');
+  t.ok(
+    routes.some((r) => r.method === 'GET' && r.path === '/healthz' && r.tier === null),
+    '/healthz is a public route',
+  );
   t.match(runtime, `CMD ["node", ${SERVICE_NODE_FLAGS.map((f) => JSON.stringify(f)).join(', ')}, "${entry}"]`, 'starts the built server with its V8 flags');
   t.notMatch(runtime, /npm (ci|install)(?!.*--omit=dev)/, 'the runtime stage installs no dev dependencies');
   const envs = [...runtime.matchAll(/^ENV ([\s\S]*?)(?<!\\)\n/gm)].flatMap((m) => [...m[1].matchAll(/([A-Z_]+)=/g)].map((v) => v[1]));

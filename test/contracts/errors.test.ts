@@ -15,8 +15,18 @@ t.test('every error code is documented in docs/errors.md with its status', async
 
 t.test('the spec codes are all present with the spec statuses', async (t) => {
   const spec: Record<string, number> = {
-    unauthorized: 401, not_found: 404, invalid_parameter: 400, rate_limited: 429, GAP_INVALID_FINDING: 400, GAP_SIGNAL_NOT_FOUND: 400,
-    GAP_FRAMEWORK_NOT_FOUND: 400, GAP_TOO_MANY_FINDINGS: 400, GAP_TOO_MANY_FRAMEWORKS: 400, GAP_TIER_REQUIRED: 403, GAP_NOT_FOUND: 404, GAP_EXPIRED: 410,
+    unauthorized: 401,
+    not_found: 404,
+    invalid_parameter: 400,
+    rate_limited: 429,
+    GAP_INVALID_FINDING: 400,
+    GAP_SIGNAL_NOT_FOUND: 400,
+    GAP_FRAMEWORK_NOT_FOUND: 400,
+    GAP_TOO_MANY_FINDINGS: 400,
+    GAP_TOO_MANY_FRAMEWORKS: 400,
+    GAP_TIER_REQUIRED: 403,
+    GAP_NOT_FOUND: 404,
+    GAP_EXPIRED: 410,
   };
   for (const [code, status] of Object.entries(spec)) t.equal(ERROR_CODES[code as keyof typeof ERROR_CODES]?.status, status, code);
 });

@@ -71,17 +71,26 @@ t.test('every operation answers as the document says', async (t) => {
   check(t, 'GET', '/v1/gap-analysis/:id', await get('/v1/gap-analysis/GAP-2026-01-01-AAAAAAAAAA'), 'unknown analysis → 404');
   const community = await service.key('community');
   check(t, 'GET', '/v1/controls', await call(service, 'GET', '/v1/controls', { key: community }), 'tier too low → 403');
-  check(t, 'POST', '/v1/gap-analysis', await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['NOPE'], findings } }), 'unknown framework → 400');
+  check(
+    t,
+    'POST',
+    '/v1/gap-analysis',
+    await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['NOPE'], findings } }),
+    'unknown framework → 400',
+  );
 });
 
 t.test('every operation carries an example that matches its schemas', async (t) => {
   for (const route of routes.filter((r) => r.documented !== false)) {
     const label = `${route.method} ${route.path}`;
     const op = operationOf(route.method, route.path);
-    const examples = Object.entries(op.responses['200'].content as Record<string, { schema: object; example?: unknown }>).filter(([, media]) => media.example !== undefined);
+    const examples = Object.entries(op.responses['200'].content as Record<string, { schema: object; example?: unknown }>).filter(
+      ([, media]) => media.example !== undefined,
+    );
     if (!t.equal(examples.length, 1, `${label}: one response example`)) continue;
     const [type, media] = examples[0];
-    if (type === 'application/json') t.ok(ajv.validate(media.schema, media.example), `${label}: the example matches the response schema ${ajv.errorsText(ajv.errors?.slice(0, 3))}`);
+    if (type === 'application/json')
+      t.ok(ajv.validate(media.schema, media.example), `${label}: the example matches the response schema ${ajv.errorsText(ajv.errors?.slice(0, 3))}`);
     else t.type(media.example, 'string', `${label}: a ${type} example`);
     if (route.body) {
       const request = op.requestBody.content['application/json'];

@@ -42,7 +42,10 @@ t.test('every route is in the document with its parameters, body, response and e
       const parameter = op.parameters.find((p) => p.in === 'path' && p.name === name);
       t.ok(parameter?.required, `${label}: path parameter ${name}`);
     }
-    const query = (route.query ?? { properties: {}, required: [] }) as { properties?: Record<string, { type?: string; enum?: unknown[]; maximum?: number; default?: unknown }>; required?: string[] };
+    const query = (route.query ?? { properties: {}, required: [] }) as {
+      properties?: Record<string, { type?: string; enum?: unknown[]; maximum?: number; default?: unknown }>;
+      required?: string[];
+    };
     const queryParams = op.parameters.filter((p) => p.in === 'query');
     t.same(queryParams.map((p) => p.name).sort(), Object.keys(query.properties ?? {}).sort(), `${label}: query parameters`);
     for (const parameter of queryParams) {
@@ -57,7 +60,11 @@ t.test('every route is in the document with its parameters, body, response and e
     else if (route.accepts) t.same(Object.keys(op.requestBody?.content ?? {}), [...route.accepts], `${label}: request body in each declared media type`);
     else t.notOk(op.requestBody, `${label}: no request body`);
     // Every JSON body passes the depth guard first (found missing by the fuzz suite).
-    if (route.body || route.rawBody) t.ok(op.responses['400']?.content?.['application/json']?.schema.properties.error.properties.code.enum.includes('json_too_deep'), `${label}: 400 lists json_too_deep`);
+    if (route.body || route.rawBody)
+      t.ok(
+        op.responses['400']?.content?.['application/json']?.schema.properties.error.properties.code.enum.includes('json_too_deep'),
+        `${label}: 400 lists json_too_deep`,
+      );
 
     const ok = op.responses['200']?.content?.['application/json']?.schema;
     t.ok(ok, `${label}: 200 response`);
@@ -80,7 +87,11 @@ t.test('every route is in the document with its parameters, body, response and e
   }
   const documented = Object.values(document.paths).reduce((n, methods) => n + Object.keys(methods).length, 0);
   t.equal(documented, operations, 'nothing documented beyond the route table');
-  t.same([...new Set<string>(document.components.schemas.Error.properties.error.properties.code.enum)].sort(), Object.keys(ERROR_CODES).sort(), 'the error schema lists every code');
+  t.same(
+    [...new Set<string>(document.components.schemas.Error.properties.error.properties.code.enum)].sort(),
+    Object.keys(ERROR_CODES).sort(),
+    'the error schema lists every code',
+  );
 });
 
 t.test('every schema in the document compiles as JSON Schema 2020-12', async (t) => {

@@ -10,12 +10,19 @@ t.test('the route table is well formed', async (t) => {
     seen.add(key);
     t.ok(route.summary && route.tag, `${key} has a summary and a tag`);
     // A body is JSON checked by a schema, or a file in declared media types (scanner import).
-    if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH') t.ok(route.body || (route.rawBody && route.accepts?.length), `${key} declares a body schema or the media types it takes`);
+    if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH')
+      t.ok(route.body || (route.rawBody && route.accepts?.length), `${key} declares a body schema or the media types it takes`);
     // Public (issue 13): the probes, the metrics (METRICS_TOKEN can close them), the OpenAPI document and the /docs page that renders it.
-    if (route.tier === null) t.match(route.path, /^\/(healthz|readyz|metrics|v1\/openapi\.json|docs|docs\/assets\/:asset)$/, 'only the probes, the metrics, the OpenAPI document and the docs page are public');
+    if (route.tier === null)
+      t.match(
+        route.path,
+        /^\/(healthz|readyz|metrics|v1\/openapi\.json|docs|docs\/assets\/:asset)$/,
+        'only the probes, the metrics, the OpenAPI document and the docs page are public',
+      );
     else t.match(route.path, /^\/v1\//, `${key} is under /v1`);
     // Operator endpoints (the docs page, /metrics) are not API operations.
-    if (route.documented === false) t.match(route.path, /^\/(docs(\/|$)|metrics$)/, `${key}: only the docs page and the metrics stay out of the OpenAPI document`);
+    if (route.documented === false)
+      t.match(route.path, /^\/(docs(\/|$)|metrics$)/, `${key}: only the docs page and the metrics stay out of the OpenAPI document`);
   }
 });
 

@@ -29,7 +29,12 @@ export function crossFrameworkSignals(frameworks: string[], count: number): stri
   const registry = testRegistry();
   const picked: string[] = [];
   for (const id of registry.signalIds({ domain: 'GEN' })) {
-    const reached = new Set(registry.mappingsOfSignal(id).filter((m) => m.relationship === 'primary' && m.confidence >= 0.7 && frameworks.includes(m.framework)).map((m) => m.framework));
+    const reached = new Set(
+      registry
+        .mappingsOfSignal(id)
+        .filter((m) => m.relationship === 'primary' && m.confidence >= 0.7 && frameworks.includes(m.framework))
+        .map((m) => m.framework),
+    );
     if (reached.size >= 2) picked.push(id);
     if (picked.length === count) break;
   }

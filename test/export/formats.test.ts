@@ -95,7 +95,10 @@ const readers: Record<ExportFormat, (bytes: Buffer, frameworks: string[]) => Pro
  */
 function controlIn(line: string, framework: string): string {
   const after = `${line.slice(line.indexOf(framework) + framework.length).trimStart()} `;
-  const ids = testRegistry().controls(framework).map((c) => c.id).filter((id) => after.startsWith(`${id} `));
+  const ids = testRegistry()
+    .controls(framework)
+    .map((c) => c.id)
+    .filter((id) => after.startsWith(`${id} `));
   return ids.sort((a, b) => b.length - a.length)[0] ?? '(none)';
 }
 
@@ -109,13 +112,25 @@ t.test('every format reads back to the analysis', async (t) => {
     gaps: frameworks.flatMap((code) => result.data.by_framework[code].gaps.map((g: any) => key(code, g.control.id, g.status))).sort(),
     compliant: frameworks.flatMap((code) => result.data.by_framework[code].compliant.map((c: any) => key(code, c.control.id, c.status))).sort(),
   });
-  t.ok(expected(FRAMEWORKS).gaps.some((k) => k.endsWith('|non_compliant')), 'the analysis has non-compliant gaps');
-  t.ok(expected(FRAMEWORKS).gaps.some((k) => k.endsWith('|partially_compliant')), 'and partially compliant ones');
+  t.ok(
+    expected(FRAMEWORKS).gaps.some((k) => k.endsWith('|non_compliant')),
+    'the analysis has non-compliant gaps',
+  );
+  t.ok(
+    expected(FRAMEWORKS).gaps.some((k) => k.endsWith('|partially_compliant')),
+    'and partially compliant ones',
+  );
   t.ok(expected(FRAMEWORKS).compliant.length > 0, 'and compliant controls');
 
   const cases = [
     { name: 'defaults', options: undefined, frameworks: FRAMEWORKS, remediation: true, evidence: false },
-    { name: 'framework filter, evidence, no remediation', options: { frameworks: ['soc2', 'Hipaa'], include_remediation: false, include_evidence: true }, frameworks: ['HIPAA', 'SOC2'], remediation: false, evidence: true },
+    {
+      name: 'framework filter, evidence, no remediation',
+      options: { frameworks: ['soc2', 'Hipaa'], include_remediation: false, include_evidence: true },
+      frameworks: ['HIPAA', 'SOC2'],
+      remediation: false,
+      evidence: true,
+    },
   ];
   for (const format of EXPORT_FORMATS) {
     for (const c of cases) {
@@ -136,14 +151,24 @@ t.test('every format reads back to the analysis', async (t) => {
   await t.test('json: the stored result under an export header', async (t) => {
     const whole = JSON.parse((await exportFile(service, teams, id, { format: 'json' })).bytes.toString('utf8'));
     t.same(Object.keys(whole), ['export', 'data', 'meta']);
-    t.match(whole.export, { format: 'json', format_version: '1.1.0', analysis_id: id, account: ACCOUNT, filters: { frameworks: null, include_remediation: true, include_evidence: false } });
+    t.match(whole.export, {
+      format: 'json',
+      format_version: '1.1.0',
+      analysis_id: id,
+      account: ACCOUNT,
+      filters: { frameworks: null, include_remediation: true, include_evidence: false },
+    });
     t.ok(Date.parse(whole.export.generated_at), 'generated_at is a timestamp');
     t.same({ data: whole.data, meta: whole.meta }, result, 'data and meta are exactly the stored result');
 
     const filtered = JSON.parse((await exportFile(service, teams, id, { format: 'json', options: { frameworks: ['HIPAA'] } })).bytes.toString('utf8'));
     const hipaa = result.data.by_framework.HIPAA.posture;
     t.same(filtered.export.filters.frameworks, ['HIPAA']);
-    t.same(filtered.data.frameworks.map((f: any) => f.code), ['HIPAA'], 'Variant A list filtered too');
+    t.same(
+      filtered.data.frameworks.map((f: any) => f.code),
+      ['HIPAA'],
+      'Variant A list filtered too',
+    );
     t.equal(filtered.data.summary.posture_score, hipaa.score, 'summary pooled over the selection');
     t.equal(filtered.data.summary.overall_posture, hipaa.status);
     t.same(filtered.data.cross_framework.framework_synergies, [], 'no synergy within one framework');
@@ -156,15 +181,34 @@ t.test('every format reads back to the analysis', async (t) => {
     t.ok(plain.endsWith('\r\n') && !/[^\r]\n/.test(outsideQuotes), 'records end with CRLF (a line feed inside a quoted cell is data)');
     const [header, ...rows] = await parseCsv(plain);
     t.same(header, [
-      'framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids', 'resources',
-      'remediation_priority', 'remediation_priority_rank', 'remediation_effort', 'remediation_guidance', 'remediation_steps',
+      'framework',
+      'control_id',
+      'control_title',
+      'category',
+      'status',
+      'severity',
+      'confidence',
+      'signal_ids',
+      'finding_ids',
+      'resources',
+      'remediation_priority',
+      'remediation_priority_rank',
+      'remediation_effort',
+      'remediation_guidance',
+      'remediation_steps',
     ]);
     t.equal(rows.length, expected(FRAMEWORKS).gaps.length + expected(FRAMEWORKS).compliant.length, 'one row per assessed control per framework');
-    t.ok(rows.every((row) => row.length === header.length), 'every row has every column');
+    t.ok(
+      rows.every((row) => row.length === header.length),
+      'every row has every column',
+    );
     const findingIds = rows.map((row) => row[header.indexOf('finding_ids')]);
     t.ok(findingIds.includes(`'${HOSTILE_IDS.hyperlink}`), 'a =HYPERLINK id is prefixed with a quote');
     t.ok(findingIds.includes(`'${HOSTILE_IDS.sum}`), 'a +SUM id is prefixed with a quote');
-    t.ok(findingIds.some((cell) => cell.startsWith(`'${HOSTILE_IDS.spaced} | `)), 'an id with spaces before = is prefixed with a quote (first in its cell)');
+    t.ok(
+      findingIds.some((cell) => cell.startsWith(`'${HOSTILE_IDS.spaced} | `)),
+      'an id with spaces before = is prefixed with a quote (first in its cell)',
+    );
     t.ok(findingIds.includes(`'${HOSTILE_IDS.lineFeed}`), 'an id that starts with a line feed is prefixed with a quote');
     t.ok(findingIds.includes(`'${HOSTILE_IDS.fullwidth}`), 'an id that starts with a fullwidth ＝ is prefixed with a quote');
     t.notOk(rows.flat().some(startsFormula), 'no cell starts a formula');
@@ -174,8 +218,22 @@ t.test('every format reads back to the analysis', async (t) => {
     t.match(gap[header.indexOf('remediation_priority_rank')], /^[1-5]$/);
     t.match(gap[header.indexOf('confidence')], /^0(\.\d+)?$|^1$/);
 
-    const withEvidence = await parseCsv((await exportFile(service, teams, id, { format: 'csv', options: { include_remediation: false, include_evidence: true } })).bytes.toString('utf8'));
-    t.same(withEvidence[0], ['framework', 'control_id', 'control_title', 'category', 'status', 'severity', 'confidence', 'signal_ids', 'finding_ids', 'resources', 'evidence_requirements']);
+    const withEvidence = await parseCsv(
+      (await exportFile(service, teams, id, { format: 'csv', options: { include_remediation: false, include_evidence: true } })).bytes.toString('utf8'),
+    );
+    t.same(withEvidence[0], [
+      'framework',
+      'control_id',
+      'control_title',
+      'category',
+      'status',
+      'severity',
+      'confidence',
+      'signal_ids',
+      'finding_ids',
+      'resources',
+      'evidence_requirements',
+    ]);
     const registry = testRegistry();
     const row = withEvidence[1];
     t.equal(row[10], (registry.control(row[0], row[1])?.evidence ?? []).join(' | '), 'evidence from the registry when the analysis stored none');
@@ -183,7 +241,10 @@ t.test('every format reads back to the analysis', async (t) => {
 
   await t.test('xlsx: sheets, frozen headers, filters, typed cells, colours', async (t) => {
     const workbook = await readWorkbook((await exportFile(service, teams, id, { format: 'xlsx', options: { include_evidence: true } })).bytes);
-    t.same(workbook.worksheets.map((s) => s.name), ['Summary', 'Scope', 'Gaps', 'Compliant', 'Not assessed', 'Cross-framework', 'Synergies', 'Evidence']);
+    t.same(
+      workbook.worksheets.map((s) => s.name),
+      ['Summary', 'Scope', 'Gaps', 'Compliant', 'Not assessed', 'Cross-framework', 'Synergies', 'Evidence'],
+    );
     for (const sheet of workbook.worksheets) {
       t.match(sheet.views[0], { state: 'frozen', ySplit: 1 }, `${sheet.name}: header row frozen`);
       t.ok(sheet.autoFilter, `${sheet.name}: autofilter`);
@@ -206,16 +267,23 @@ t.test('every format reads back to the analysis', async (t) => {
     t.type(gaps.getRow(2).getCell(7).value, 'number', 'confidence is a number');
     const cells = new Map<unknown, ExcelJS.Cell>();
     const formulaLike: string[] = [];
-    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => {
-      cells.set(cell.value, cell);
-      if (typeof cell.value === 'string' && startsFormula(cell.value)) formulaLike.push(`${sheet.name}!${cell.address}`);
-    })));
+    workbook.eachSheet((sheet) =>
+      sheet.eachRow((row) =>
+        row.eachCell((cell) => {
+          cells.set(cell.value, cell);
+          if (typeof cell.value === 'string' && startsFormula(cell.value)) formulaLike.push(`${sheet.name}!${cell.address}`);
+        }),
+      ),
+    );
     for (const [name, id] of Object.entries({ hyperlink: HOSTILE_IDS.hyperlink, fullwidth: HOSTILE_IDS.fullwidth })) {
       const hostile = cells.get(`'${id}`);
       t.ok(hostile, `the ${name} finding id is listed with a leading quote, as in the csv`);
       t.equal(hostile?.type, ExcelJS.ValueType.String, 'as text, never a formula');
     }
-    t.ok([...cells.keys()].some((value) => typeof value === 'string' && value.includes(`'${HOSTILE_IDS.spaced}`)), 'ids with spaces before = are neutralised in gap rows');
+    t.ok(
+      [...cells.keys()].some((value) => typeof value === 'string' && value.includes(`'${HOSTILE_IDS.spaced}`)),
+      'ids with spaces before = are neutralised in gap rows',
+    );
     t.same(formulaLike, [], 'no text cell in any sheet starts a formula');
     t.ok(sheetRecords(workbook.getWorksheet('Evidence')!).length > 0, 'evidence rows');
     t.ok(sheetRecords(workbook.getWorksheet('Cross-framework')!).length > 0, 'common gaps listed');
@@ -233,7 +301,15 @@ t.test('every format reads back to the analysis', async (t) => {
     t.match(cover, result.data.created_at.slice(0, 10), 'analysis date on the cover');
     for (const code of FRAMEWORKS) t.match(cover, code);
     const text = await pdfToText(bytes);
-    for (const section of ['Executive summary', 'Posture score by framework', 'Control status by framework', 'Priority gaps and remediation', 'Cross-framework insights', 'Gap register', 'Method and definitions']) {
+    for (const section of [
+      'Executive summary',
+      'Posture score by framework',
+      'Control status by framework',
+      'Priority gaps and remediation',
+      'Cross-framework insights',
+      'Gap register',
+      'Method and definitions',
+    ]) {
       t.match(text, section, `section ${section}`);
     }
     t.match(text, `registry ${result.meta.registry_version}`, 'footer names the registry version');
@@ -278,7 +354,7 @@ t.test('reports an auditor can trace: resources per gap, scope, controls not ass
   t.same(
     [data.summary.findings.observed_from, data.summary.findings.observed_to],
     [findings[0].observed_at, findings[findings.length - 1].observed_at],
-    'the result carries the findings\' observed_at span',
+    "the result carries the findings' observed_at span",
   );
   t.same(data.summary.findings.sources, ['prowler', 'trivy'], 'and the tools they name');
 
@@ -309,7 +385,10 @@ t.test('reports an auditor can trace: resources per gap, scope, controls not ass
       t.same(String(row.Resources).split('\n'), resources, `${code} ${gap.control.id}`);
     }
     const scope = workbook.getWorksheet('Scope')!;
-    const cells = scope.getSheetValues().flat().filter((v) => v !== undefined && v !== null);
+    const cells = scope
+      .getSheetValues()
+      .flat()
+      .filter((v) => v !== undefined && v !== null);
     for (const code of frameworks) t.ok(cells.includes(code) && cells.includes(data.by_framework[code].version), `${code} and its version`);
     const dates = cells.filter((v): v is Date => v instanceof Date).map((d) => d.toISOString());
     t.same(dates, [data.summary.findings.observed_from, data.summary.findings.observed_to], 'the observed_at span');
@@ -319,7 +398,10 @@ t.test('reports an auditor can trace: resources per gap, scope, controls not ass
       const assessed = new Set([...data.by_framework[code].gaps, ...data.by_framework[code].compliant].map((c: any) => c.control.id));
       const listed = notAssessed.filter((r) => r.Framework === code).map((r) => String(r['Control ID']));
       t.equal(listed.length, data.by_framework[code].posture.controls_not_assessed, `${code}: every control not assessed`);
-      t.notOk(listed.some((c) => assessed.has(c)), `${code}: and none that was`);
+      t.notOk(
+        listed.some((c) => assessed.has(c)),
+        `${code}: and none that was`,
+      );
     }
   });
 
@@ -330,11 +412,18 @@ t.test('reports an auditor can trace: resources per gap, scope, controls not ass
     const register = text.slice(text.lastIndexOf('Gap register'), text.lastIndexOf('Method and definitions'));
     t.equal(register.split('\n').filter((line) => /^\s*Resources: /.test(line)).length, gaps.length, 'one resources line per gap in the register');
     const scope = text.slice(text.indexOf('\nScope'), text.indexOf('Executive summary'));
-    for (const code of frameworks) t.match(scope, new RegExp(`${code}\\s+${data.by_framework[code].name.slice(0, 20).replace(/[()]/g, '.')}`), `${code} on the scope page`);
-    t.match(scope, `${data.summary.findings.observed_from.slice(0, 10)} ${data.summary.findings.observed_from.slice(11, 16)} UTC to ${data.summary.findings.observed_to.slice(0, 10)}`, 'the observed_at span');
+    for (const code of frameworks)
+      t.match(scope, new RegExp(`${code}\\s+${data.by_framework[code].name.slice(0, 20).replace(/[()]/g, '.')}`), `${code} on the scope page`);
+    t.match(
+      scope,
+      `${data.summary.findings.observed_from.slice(0, 10)} ${data.summary.findings.observed_from.slice(11, 16)} UTC to ${data.summary.findings.observed_to.slice(0, 10)}`,
+      'the observed_at span',
+    );
     t.match(scope, 'prowler, trivy', 'the sources');
     const appendix = text.slice(text.lastIndexOf('Controls not assessed'));
-    const catalogue = testRegistry().controls('HIPAA').map((c) => c.id);
+    const catalogue = testRegistry()
+      .controls('HIPAA')
+      .map((c) => c.id);
     const assessed = new Set([...data.by_framework.HIPAA.gaps, ...data.by_framework.HIPAA.compliant].map((c: any) => c.control.id));
     const missing = catalogue.filter((c) => !assessed.has(c));
     t.ok(missing.length > 0 && missing.every((c) => appendix.includes(c)), `the ${missing.length} HIPAA controls not assessed are listed`);

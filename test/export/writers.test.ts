@@ -21,5 +21,14 @@ t.test('every format has one writer', async (t) => {
 });
 
 t.test('the worker task refuses a streamed format', async (t) => {
-  await t.rejects(renderExport({ format: 'csv', payload: new Uint8Array(), options: { include_remediation: true, include_evidence: false }, account: 'a', generatedAt: '2026-11-21T00:00:00.000Z' }), /streamed/);
+  await t.rejects(
+    renderExport({
+      format: 'csv',
+      payload: new Uint8Array(),
+      options: { include_remediation: true, include_evidence: false },
+      account: 'a',
+      generatedAt: '2026-11-21T00:00:00.000Z',
+    }),
+    /streamed/,
+  );
 });

@@ -20,6 +20,9 @@ t.test(`fuzzed requests over every operation (FUZZ_SEED=${seed})`, async (t) => 
   const neverSucceeded = [...harness.operationCounts].filter(([name, counts]) => counts.succeeded === 0 && !fileBodies.has(name)).map(([name]) => name);
   // A few thousand cases give each operation about 80; the export POST succeeds in about 1 of 15
   // (own analysis, a format the tier has, frameworks of that analysis), so one operation may miss.
-  t.ok(neverSucceeded.length <= 1, `all JSON operations but at most one answered 2xx to some case, so generated requests get past validation (none: ${neverSucceeded.join(', ') || 'none'})`);
+  t.ok(
+    neverSucceeded.length <= 1,
+    `all JSON operations but at most one answered 2xx to some case, so generated requests get past validation (none: ${neverSucceeded.join(', ') || 'none'})`,
+  );
   t.equal(harness.restarts, 0, 'the service never had to be restarted');
 });

@@ -9,8 +9,22 @@ import { postureScore, postureStatus, remediationPriority, priorityLabel } from 
  * S-WIDE maps primary to A4 (0.9) and B2 (0.85).
  */
 const signals = {
-  'S-PRIMARY': { id: 'S-PRIMARY', title: 'Primary weakness', severity: 'high', effort: 'medium', remediation_hint: 'Fix the primary weakness.', remediation_order: 1 },
-  'S-SUPPORT': { id: 'S-SUPPORT', title: 'Supporting weakness', severity: 'medium', effort: 'low', remediation_hint: 'Fix the supporting weakness.', remediation_order: 2 },
+  'S-PRIMARY': {
+    id: 'S-PRIMARY',
+    title: 'Primary weakness',
+    severity: 'high',
+    effort: 'medium',
+    remediation_hint: 'Fix the primary weakness.',
+    remediation_order: 1,
+  },
+  'S-SUPPORT': {
+    id: 'S-SUPPORT',
+    title: 'Supporting weakness',
+    severity: 'medium',
+    effort: 'low',
+    remediation_hint: 'Fix the supporting weakness.',
+    remediation_order: 2,
+  },
   'S-LOW': { id: 'S-LOW', title: 'Weakly mapped weakness', severity: 'low', effort: 'low', remediation_hint: 'Fix the weak one.', remediation_order: 3 },
   'S-WIDE': { id: 'S-WIDE', title: 'Wide weakness', severity: 'critical', effort: 'high', remediation_hint: 'Fix the wide weakness.', remediation_order: 0 },
 } as const;
@@ -31,17 +45,37 @@ const registry: GapRegistry = {
   signal: (id) => signals[id as keyof typeof signals] as never,
   mappingsOfSignal: (id) => mappings[id] ?? [],
   framework: (code) => ({ code, name: `Framework ${code}`, version: '1', control_count: controlCounts[code] }),
-  control: (framework, id) => ({ id, title: `Control ${id}`, category: `${framework} family`, guidance: `Guidance for ${id}.`, evidence: [`Evidence for ${id}`] }),
+  control: (framework, id) => ({
+    id,
+    title: `Control ${id}`,
+    category: `${framework} family`,
+    guidance: `Guidance for ${id}.`,
+    evidence: [`Evidence for ${id}`],
+  }),
   controls: (framework) =>
     Array.from({ length: controlCounts[framework] }, (_, i) => {
       const id = `${framework[0]}${i + 1}`;
-      const mapped = Object.entries(mappings).flatMap(([signal_id, list]) => list.filter((m) => m.framework === framework && m.control_id === id).map((m) => ({ signal_id, confidence: m.confidence })));
+      const mapped = Object.entries(mappings).flatMap(([signal_id, list]) =>
+        list.filter((m) => m.framework === framework && m.control_id === id).map((m) => ({ signal_id, confidence: m.confidence })),
+      );
       return { id, mapped_signals: mapped };
     }),
-  remediationSteps: (id) => remediationStepsFrom(id === 'S-PRIMARY' ? ['Step one', 'Step two', 'step one', 'Step three'] : [], signals[id as keyof typeof signals].remediation_hint),
+  remediationSteps: (id) =>
+    remediationStepsFrom(id === 'S-PRIMARY' ? ['Step one', 'Step two', 'step one', 'Step three'] : [], signals[id as keyof typeof signals].remediation_hint),
 };
-const defaults: AnalysisOptions = { include_resolved: false, min_confidence: 0.7, include_remediation: true, include_evidence_requirements: false, include_cross_framework: true };
-const finding = (id: string, signal_id: string, status: Finding['status'], level?: Finding['severity']): Finding => ({ id, signal_id, status, ...(level && { severity: level }) });
+const defaults: AnalysisOptions = {
+  include_resolved: false,
+  min_confidence: 0.7,
+  include_remediation: true,
+  include_evidence_requirements: false,
+  include_cross_framework: true,
+};
+const finding = (id: string, signal_id: string, status: Finding['status'], level?: Finding['severity']): Finding => ({
+  id,
+  signal_id,
+  status,
+  ...(level && { severity: level }),
+});
 
 t.test('status rules', async (t) => {
   const outcome = assess(registry, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-SUPPORT', 'in_progress')], ['AAA'], defaults);
@@ -92,7 +126,12 @@ t.test('resolved findings and the confidence floor', async (t) => {
 });
 
 t.test('severity from the finding wins over the signal', async (t) => {
-  const outcome = assess(registry, [finding('f1', 'S-SUPPORT', 'open', { level: 'critical' }), finding('f2', 'S-SUPPORT', 'open', { level: 'low' })], ['AAA'], defaults);
+  const outcome = assess(
+    registry,
+    [finding('f1', 'S-SUPPORT', 'open', { level: 'critical' }), finding('f2', 'S-SUPPORT', 'open', { level: 'low' })],
+    ['AAA'],
+    defaults,
+  );
   t.equal(outcome.frameworks[0].gaps[0].severity, 'critical', 'highest among failing findings');
   t.equal(outcome.frameworks[0].critical_gaps, 1);
 });
@@ -116,7 +155,10 @@ t.test('remediation: priority, effort, de-duplicated steps, evidence', async (t)
   t.equal(priorityLabel(1), 'critical');
   t.equal(priorityLabel(5), 'low');
 
-  const outcome = assess(registry, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-WIDE', 'open')], ['AAA', 'BBB'], { ...defaults, include_evidence_requirements: true });
+  const outcome = assess(registry, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-WIDE', 'open')], ['AAA', 'BBB'], {
+    ...defaults,
+    include_evidence_requirements: true,
+  });
   const gapOf = (id: string) => outcome.frameworks[0].gaps.find((g) => g.control.id === id)!;
   const a1 = gapOf('A1').remediation!;
   t.same(a1.steps, ['Step one', 'Step two', 'Step three'], 'steps from templates, case-insensitively de-duplicated');
@@ -132,26 +174,52 @@ t.test('remediation: priority, effort, de-duplicated steps, evidence', async (t)
   t.same(gapOf('A1').evidence, ['Evidence for A1']);
 
   const without = assess(registry, [finding('f1', 'S-PRIMARY', 'open')], ['AAA'], { ...defaults, include_remediation: false });
-  t.notOk(without.frameworks[0].gaps.some((g) => g.remediation), 'remediation only when asked');
-  t.notOk(without.frameworks[0].gaps.some((g) => g.evidence), 'evidence only when asked');
+  t.notOk(
+    without.frameworks[0].gaps.some((g) => g.remediation),
+    'remediation only when asked',
+  );
+  t.notOk(
+    without.frameworks[0].gaps.some((g) => g.evidence),
+    'evidence only when asked',
+  );
 });
 
 t.test('remediation: per-platform re-scan checks become one check, after the fixes', async (t) => {
   const templateSteps: Record<string, string[]> = {
-    'S-PRIMARY': ['Fix one.', 'Re-run the AWS scan and confirm the mapped rules now pass.', 'Fix two.', 'Re-run the Azure scan and confirm the mapped rules now pass.'],
+    'S-PRIMARY': [
+      'Fix one.',
+      'Re-run the AWS scan and confirm the mapped rules now pass.',
+      'Fix two.',
+      'Re-run the Azure scan and confirm the mapped rules now pass.',
+    ],
     'S-SUPPORT': ['Fix three.', 'Fix four.', 'Fix five.', 'Fix six.', 'Re-run the Google Cloud scan and confirm the mapped rules now pass.'],
   };
-  const withChecks: GapRegistry = { ...registry, remediationSteps: (id) => remediationStepsFrom(templateSteps[id] ?? [], signals[id as keyof typeof signals].remediation_hint) };
+  const withChecks: GapRegistry = {
+    ...registry,
+    remediationSteps: (id) => remediationStepsFrom(templateSteps[id] ?? [], signals[id as keyof typeof signals].remediation_hint),
+  };
   t.same(
     remediationStepsFrom(templateSteps['S-PRIMARY'], ''),
-    { fixes: [{ text: 'Fix one.', key: 'fix one.' }, { text: 'Fix two.', key: 'fix two.' }], rescanCheck: true },
+    {
+      fixes: [
+        { text: 'Fix one.', key: 'fix one.' },
+        { text: 'Fix two.', key: 'fix two.' },
+      ],
+      rescanCheck: true,
+    },
     'a re-scan check is recognised by its wording',
   );
   const one = assess(withChecks, [finding('f1', 'S-PRIMARY', 'open')], ['AAA'], defaults).frameworks[0].gaps[0].remediation!;
   t.same(one.steps, ['Fix one.', 'Fix two.', 'Re-run the scans that reported these findings and confirm the mapped rules now pass.']);
 
-  const crowded = { ...withChecks, mappingsOfSignal: (id: string) => (id === 'S-SUPPORT' ? [{ framework: 'AAA', control_id: 'A1', relationship: 'primary' as const, confidence: 0.9 }] : registry.mappingsOfSignal(id)) };
-  const both = assess(crowded, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-SUPPORT', 'open')], ['AAA'], defaults).frameworks[0].gaps.find((g) => g.control.id === 'A1')!.remediation!;
+  const crowded = {
+    ...withChecks,
+    mappingsOfSignal: (id: string) =>
+      id === 'S-SUPPORT' ? [{ framework: 'AAA', control_id: 'A1', relationship: 'primary' as const, confidence: 0.9 }] : registry.mappingsOfSignal(id),
+  };
+  const both = assess(crowded, [finding('f1', 'S-PRIMARY', 'open'), finding('f2', 'S-SUPPORT', 'open')], ['AAA'], defaults).frameworks[0].gaps.find(
+    (g) => g.control.id === 'A1',
+  )!.remediation!;
   t.same(
     both.steps,
     ['Fix one.', 'Fix two.', 'Fix three.', 'Fix four.', 'Fix five.', 'Re-run the scans that reported these findings and confirm the mapped rules now pass.'],
@@ -159,7 +227,10 @@ t.test('remediation: per-platform re-scan checks become one check, after the fix
   );
 
   const noChecks = assess(registry, [finding('f1', 'S-PRIMARY', 'open')], ['AAA'], defaults).frameworks[0].gaps[0].remediation!;
-  t.notOk(noChecks.steps.some((s) => s.startsWith('Re-run')), 'no check is added when no template has one');
+  t.notOk(
+    noChecks.steps.some((s) => s.startsWith('Re-run')),
+    'no check is added when no template has one',
+  );
 });
 
 t.test('overall posture pools frameworks; cross-framework insights', async (t) => {

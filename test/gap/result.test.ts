@@ -29,7 +29,15 @@ const FRAMEWORKS = ['SOC2', 'HIPAA', 'ISO27001', 'PCIDSS'];
 // Signals with primary mappings of high confidence into two or more of them: gaps and common gaps at every min_confidence.
 const ids = registry
   .signalIds()
-  .filter((id) => new Set(registry.mappingsOfSignal(id).filter((m) => FRAMEWORKS.includes(m.framework) && m.relationship === 'primary' && m.confidence >= 0.85).map((m) => m.framework)).size >= 2)
+  .filter(
+    (id) =>
+      new Set(
+        registry
+          .mappingsOfSignal(id)
+          .filter((m) => FRAMEWORKS.includes(m.framework) && m.relationship === 'primary' && m.confidence >= 0.85)
+          .map((m) => m.framework),
+      ).size >= 2,
+  )
   .slice(0, 40);
 const STATUSES = ['open', 'in_progress', 'accepted', 'resolved', 'false_positive'];
 // Ids that need escaping, findings with and without artifacts, every status, signals shared by several findings.
@@ -41,7 +49,6 @@ const findings = Array.from({ length: 120 }, (_, i) =>
 );
 
 t.equal(ids.length, 40, 'the registry has the signals this test needs');
-
 
 const flags = ['include_resolved', 'include_remediation', 'include_evidence_requirements', 'include_cross_framework'] as const;
 for (let mask = 0; mask < 1 << flags.length; mask++) {
@@ -61,16 +68,32 @@ for (let mask = 0; mask < 1 << flags.length; mask++) {
     t.ok(gapsA.length > 0, 'the findings open gaps');
     t.equal(gapsA.length, gapsB.length, 'both variants list the same gaps');
     for (const gaps of [gapsA, gapsB]) {
-      t.ok(gaps.every((gap: Record<string, unknown>) => ('remediation' in gap) === options.include_remediation), 'remediation exactly when asked for');
-      t.ok(gaps.every((gap: Record<string, unknown>) => ('evidence_requirements' in gap) === options.include_evidence_requirements), 'evidence requirements exactly when asked for');
+      t.ok(
+        gaps.every((gap: Record<string, unknown>) => 'remediation' in gap === options.include_remediation),
+        'remediation exactly when asked for',
+      );
+      t.ok(
+        gaps.every((gap: Record<string, unknown>) => 'evidence_requirements' in gap === options.include_evidence_requirements),
+        'evidence requirements exactly when asked for',
+      );
     }
     t.equal(result.data.cross_framework.common_gaps.length > 0, options.include_cross_framework, 'common gaps exactly when asked for');
     t.same(result.data.cross_framework_insights.common_gaps, result.data.cross_framework.common_gaps, 'one list of common gaps under both names');
-    for (const gap of result.data.cross_framework.common_gaps as Array<{ signal_id: string; description: string; affects_frameworks: string[]; controls_affected: Array<{ framework: string }>; remediation_overlap: string }>) {
+    for (const gap of result.data.cross_framework.common_gaps as Array<{
+      signal_id: string;
+      description: string;
+      affects_frameworks: string[];
+      controls_affected: Array<{ framework: string }>;
+      remediation_overlap: string;
+    }>) {
       const { title, remediation_hint } = registry.signal(gap.signal_id)!;
       t.equal(gap.description, `${title} (${gap.signal_id}) opens gaps in ${gap.affects_frameworks.length} frameworks`, 'a common gap says what it opens');
       t.same([...new Set(gap.controls_affected.map((c) => c.framework))], gap.affects_frameworks, 'its controls, framework by framework');
-      t.equal(gap.remediation_overlap, `One fix closes ${gap.controls_affected.length} control gaps across ${gap.affects_frameworks.join(', ')}: ${remediation_hint}`, 'and what one fix closes');
+      t.equal(
+        gap.remediation_overlap,
+        `One fix closes ${gap.controls_affected.length} control gaps across ${gap.affects_frameworks.join(', ')}: ${remediation_hint}`,
+        'and what one fix closes',
+      );
     }
     const cited = new Set(gapsB.flatMap((gap) => (gap.findings as Array<{ finding_id: string }>).map((f) => f.finding_id)));
     t.ok(cited.has(findings[0].id), 'an id that needed escaping is cited as submitted');
@@ -101,7 +124,9 @@ function spanNames(payload: Buffer, spans: number[]): string[] {
 
 t.test('the spans of a result too large to be written in small pieces', async (t) => {
   // Above 4 M characters the text is joined only at member boundaries (src/gap/result.ts).
-  const many = Array.from({ length: 10_000 }, (_, i) => finding(`large-${i}-${'x'.repeat(40)}`, registry.signalIds()[(i * 7919) % registry.signalIds().length], STATUSES[i % STATUSES.length]));
+  const many = Array.from({ length: 10_000 }, (_, i) =>
+    finding(`large-${i}-${'x'.repeat(40)}`, registry.signalIds()[(i * 7919) % registry.signalIds().length], STATUSES[i % STATUSES.length]),
+  );
   const body = Buffer.from(JSON.stringify({ frameworks: registry.gapFrameworkCodes(), findings: many, options: { include_evidence_requirements: true } }));
   const output = analyze(registry, { body, tier: 'enterprise', id: 'large', createdAt: '2026-11-24T10:00:00.000Z' });
   if (!output.ok) throw new Error(JSON.stringify(output.error));

@@ -31,7 +31,13 @@ export async function operationCalls(service: { url: string }, key: string): Pro
   const findings = picked.map((p, i) => finding(`f-${i}`, p.signal_id, i === 0 ? 'resolved' : 'open'));
   const firstBody = createBody(['HIPAA', 'SOC2'], findings, { include_evidence_requirements: true });
   const first = await post('/v1/gap-analysis', firstBody);
-  const second = await post('/v1/gap-analysis', createBody(['HIPAA'], findings.map((f) => ({ ...f, status: 'open' }))));
+  const second = await post(
+    '/v1/gap-analysis',
+    createBody(
+      ['HIPAA'],
+      findings.map((f) => ({ ...f, status: 'open' })),
+    ),
+  );
   if (first.status !== 200 || second.status !== 200) throw new Error(`analyses not created: ${first.text.slice(0, 200)}`);
   const compareBody = { baseline_id: first.body.data.id, current_id: second.body.data.id, options: { include_unchanged: true } };
   // A two-row Prowler CSV of our own (docs/ingest.md): one failing and one passing check.
@@ -48,8 +54,18 @@ export async function operationCalls(service: { url: string }, key: string): Pro
     name: 'ACME information security policy',
     version: '2026.1',
     controls: [
-      { id: 'AC-1', title: 'Administrators use multi-factor authentication', category: 'Access control', signals: [{ signal_id: picked[0].signal_id, relationship: 'primary', confidence: 0.9 }] },
-      { id: 'AC-2', title: 'Access reviews', category: 'Access control', corresponds_to: [{ framework: 'HIPAA', control_id: picked[1].control_id, relationship: 'equal' }] },
+      {
+        id: 'AC-1',
+        title: 'Administrators use multi-factor authentication',
+        category: 'Access control',
+        signals: [{ signal_id: picked[0].signal_id, relationship: 'primary', confidence: 0.9 }],
+      },
+      {
+        id: 'AC-2',
+        title: 'Access reviews',
+        category: 'Access control',
+        corresponds_to: [{ framework: 'HIPAA', control_id: picked[1].control_id, relationship: 'equal' }],
+      },
     ],
   };
   const { code: _code, ...customVersion } = { ...customBody, version: '2026.2' };
@@ -94,13 +110,26 @@ export async function operationCalls(service: { url: string }, key: string): Pro
     ['GET', '/v1/finding-templates', () => get('/v1/finding-templates?per_page=3')],
     ['GET', '/v1/finding-templates/:id', () => get(`/v1/finding-templates/${template.id}`)],
     ['GET', '/v1/tool-mappings', () => get('/v1/tool-mappings?per_page=3')],
-    ['GET', '/v1/tool-mappings/lookup', () => get(`/v1/tool-mappings/lookup?tool_id=${encodeURIComponent(toolMapping.tool_id)}&rule_id=${encodeURIComponent(toolMapping.rule_id)}`)],
+    [
+      'GET',
+      '/v1/tool-mappings/lookup',
+      () => get(`/v1/tool-mappings/lookup?tool_id=${encodeURIComponent(toolMapping.tool_id)}&rule_id=${encodeURIComponent(toolMapping.rule_id)}`),
+    ],
     ['GET', '/v1/security-tools', () => get('/v1/security-tools')],
     ['POST', '/v1/validate', () => post('/v1/validate', { schema: 'signal', data: { id: 'x' } }), { schema: 'signal', data: { id: 'x' } }],
     ['POST', '/v1/validate/batch', () => post('/v1/validate/batch', { schema: 'signal', items: [{ id: 'x' }] }), { schema: 'signal', items: [{ id: 'x' }] }],
     ['GET', '/v1/openapi.json', () => call(service, 'GET', '/v1/openapi.json')],
-    ['POST', '/v1/findings/import', () => call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: scan, headers: { 'content-type': 'text/csv' } })],
-    ['POST', '/v1/gap-analysis/import', () => call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&format=prowler-csv', { key, rawBody: scan, headers: { 'content-type': 'text/csv' } })],
+    [
+      'POST',
+      '/v1/findings/import',
+      () => call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: scan, headers: { 'content-type': 'text/csv' } }),
+    ],
+    [
+      'POST',
+      '/v1/gap-analysis/import',
+      () =>
+        call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&format=prowler-csv', { key, rawBody: scan, headers: { 'content-type': 'text/csv' } }),
+    ],
   ];
   return table.map(([method, template, run, requestBody]) => ({ method, template, run, ...(requestBody !== undefined && { body: requestBody }) }));
 }

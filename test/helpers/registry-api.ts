@@ -21,7 +21,12 @@ export function client(service: { url: string }, key: string): Client {
 }
 
 /** 400 invalid_parameter naming `parameter`; checks valid_values and value when given. */
-export function expectInvalid(t: Asserts, res: CallResult, parameter: string, expected: { valid_values?: readonly string[]; value?: unknown; limit?: number } = {}): void {
+export function expectInvalid(
+  t: Asserts,
+  res: CallResult,
+  parameter: string,
+  expected: { valid_values?: readonly string[]; value?: unknown; limit?: number } = {},
+): void {
   t.equal(res.status, 400, `${parameter}: 400`);
   t.equal(res.body?.error?.code, 'invalid_parameter', `${parameter}: invalid_parameter`);
   t.equal(res.body?.error?.details?.parameter, parameter, `names ${parameter}`);

@@ -32,7 +32,9 @@ export async function freePort(): Promise<number> {
 function postgresBin(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(root, versions[0], 'bin') : undefined;
 }
 
@@ -106,8 +108,23 @@ export async function startPostgres(): Promise<Started> {
   const port = await freePort();
   // Durability settings are off: these servers hold test data only and must start and stop fast.
   const command = run([
-    join(bin, 'postgres'), '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=100',
+    join(bin, 'postgres'),
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=100',
   ]);
   const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
@@ -158,7 +175,9 @@ export async function startRedis(port?: number): Promise<Started> {
   if (!bin) return { skip: REDIS_MISSING };
   const dir = mkdtempSync(join(tmpdir(), 'csr-redis-'));
   port ??= await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stdout!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
   child.stderr!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));

@@ -48,7 +48,12 @@ export interface CallResult {
 }
 
 /** One HTTP call; parses JSON bodies. */
-export async function call(service: { url: string }, method: string, path: string, options: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {}): Promise<CallResult> {
+export async function call(
+  service: { url: string },
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<CallResult> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: string | Uint8Array | undefined;

@@ -51,7 +51,8 @@ function keptInBothCodings(): Promise<void> {
   });
 }
 
-const decode = (r: Raw) => (r.headers['content-encoding'] === 'br' ? brotliDecompressSync(r.body) : r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body);
+const decode = (r: Raw) =>
+  r.headers['content-encoding'] === 'br' ? brotliDecompressSync(r.body) : r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body;
 
 t.test('Accept-Encoding is read as RFC 9110 says', async (t) => {
   t.equal(chooseCoding(undefined), undefined);
@@ -133,7 +134,12 @@ t.test('an analysis is compressed once, for the store: a br client is sent those
   const key = await service.key('enterprise', 'stored-br');
   const signals = (await call(service, 'GET', '/v1/signals?per_page=50', { key })).body.data as Array<{ id: string }>;
   // Past the inline size, so the analysis runs in the pool.
-  const findings = Array.from({ length: 200 }, (_, i) => ({ id: `f-${i}`, signal_id: signals[i % signals.length].id, status: 'open', observed_at: '2026-11-20T10:00:00Z' }));
+  const findings = Array.from({ length: 200 }, (_, i) => ({
+    id: `f-${i}`,
+    signal_id: signals[i % signals.length].id,
+    status: 'open',
+    observed_at: '2026-11-20T10:00:00Z',
+  }));
   const body = JSON.stringify({ frameworks: ['HIPAA', 'SOC2', 'PCI-DSS'], findings });
   t.ok(body.length > INLINE_ANALYSIS_MAX_BYTES);
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -175,7 +181,12 @@ t.test('COMPRESS_MIN_BYTES=0 turns compression off', async (t) => {
   t.equal(answer.headers.vary, undefined, 'nothing varies then');
   const signalId = (JSON.parse(answer.body.toString()).data as Array<{ id: string }>)[0].id;
   const body = JSON.stringify({ frameworks: ['HIPAA'], findings: [{ id: 'f-1', signal_id: signalId, status: 'open', observed_at: '2026-11-20T10:00:00Z' }] });
-  const created = await raw(`${service.url}/v1/gap-analysis`, 'POST', { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'accept-encoding': 'br' }, body);
+  const created = await raw(
+    `${service.url}/v1/gap-analysis`,
+    'POST',
+    { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'accept-encoding': 'br' },
+    body,
+  );
   t.equal(created.status, 200);
   t.equal(created.headers['content-encoding'], undefined, 'an analysis, though stored compressed, is sent as it is');
   t.equal(JSON.parse(created.body.toString()).data.frameworks_requested[0], 'HIPAA');

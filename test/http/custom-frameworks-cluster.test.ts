@@ -32,7 +32,10 @@ if (server) {
     const read = await call(b, 'GET', '/v1/frameworks/CLUSTER-ISP', { key });
     t.equal(read.status, 200, 'node B reads it');
     t.same(read.body.data, created.body.data);
-    t.ok((await call(b, 'GET', '/v1/frameworks', { key })).body.data.some((f: any) => f.code === 'CLUSTER-ISP'), 'and lists it');
+    t.ok(
+      (await call(b, 'GET', '/v1/frameworks', { key })).body.data.some((f: any) => f.code === 'CLUSTER-ISP'),
+      'and lists it',
+    );
     const analysis = await call(b, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['CLUSTER-ISP', 'HIPAA'], findings } });
     t.equal(analysis.status, 200, analysis.text.slice(0, 200));
     t.match(analysis.body.data.by_framework['CLUSTER-ISP'], { custom: true, revision: 1 });

@@ -123,67 +123,75 @@ t.test('the API reference page', async (t) => {
   t.equal(missing.body.error.code, 'not_found', 'an unknown asset is the usual 404 envelope');
   t.equal((await call(service, 'GET', '/v1/openapi.json')).status, 200, 'the document it renders needs no key either');
 
-  await t.test('renders every operation in headless chromium, with no request to another host', { skip: browser ? false : 'SKIPPED: needs a headless browser: apt-get install chromium (Debian package chromium)' }, async (t) => {
-    const profile = mkdtempSync(join(tmpdir(), 'csr-chromium-'));
-    const { process: chromium, endpoint } = await launchChromium(browser!, profile);
-    const exited = new Promise((resolve) => chromium.once('exit', resolve));
-    t.teardown(async () => {
-      process.kill(-chromium.pid!, 'SIGTERM');
-      await exited;
-      // Helpers may still be flushing the profile for a moment after the browser process exits.
-      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
-    });
-    const devtools = await DevTools.connect(endpoint);
-    t.teardown(() => devtools.close());
+  await t.test(
+    'renders every operation in headless chromium, with no request to another host',
+    { skip: browser ? false : 'SKIPPED: needs a headless browser: apt-get install chromium (Debian package chromium)' },
+    async (t) => {
+      const profile = mkdtempSync(join(tmpdir(), 'csr-chromium-'));
+      const { process: chromium, endpoint } = await launchChromium(browser!, profile);
+      const exited = new Promise((resolve) => chromium.once('exit', resolve));
+      t.teardown(async () => {
+        process.kill(-chromium.pid!, 'SIGTERM');
+        await exited;
+        // Helpers may still be flushing the profile for a moment after the browser process exits.
+        rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+      });
+      const devtools = await DevTools.connect(endpoint);
+      t.teardown(() => devtools.close());
 
-    const { targetId } = await devtools.send('Target.createTarget', { url: 'about:blank' });
-    const { sessionId } = await devtools.send('Target.attachToTarget', { targetId, flatten: true });
-    const requested: string[] = [];
-    const urls = new Map<string, string>();
-    const failed: string[] = [];
-    const consoleErrors: string[] = [];
-    let loaded!: () => void;
-    const load = new Promise<void>((resolve) => (loaded = resolve));
-    devtools.on((method, params, from) => {
-      if (from !== sessionId) return;
-      if (method === 'Network.requestWillBeSent') {
-        requested.push(params.request.url);
-        urls.set(params.requestId, params.request.url);
+      const { targetId } = await devtools.send('Target.createTarget', { url: 'about:blank' });
+      const { sessionId } = await devtools.send('Target.attachToTarget', { targetId, flatten: true });
+      const requested: string[] = [];
+      const urls = new Map<string, string>();
+      const failed: string[] = [];
+      const consoleErrors: string[] = [];
+      let loaded!: () => void;
+      const load = new Promise<void>((resolve) => (loaded = resolve));
+      devtools.on((method, params, from) => {
+        if (from !== sessionId) return;
+        if (method === 'Network.requestWillBeSent') {
+          requested.push(params.request.url);
+          urls.set(params.requestId, params.request.url);
+        }
+        if (method === 'Network.loadingFailed') failed.push(`${urls.get(params.requestId)}: ${params.errorText || params.blockedReason}`);
+        if (method === 'Runtime.exceptionThrown') consoleErrors.push(params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text);
+        if (method === 'Page.loadEventFired') loaded();
+      });
+      await devtools.send('Network.enable', {}, sessionId);
+      await devtools.send('Page.enable', {}, sessionId);
+      await devtools.send('Runtime.enable', {}, sessionId);
+      await devtools.send('Page.navigate', { url: `${service.url}/docs` }, sessionId);
+      await load;
+
+      const operations = routes.filter((route) => route.documented !== false);
+      const evaluate = async (expression: string) => (await devtools.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value;
+      const deadline = Date.now() + 60_000;
+      let rendered: Array<{ method: string; path: string }> = [];
+      while (Date.now() < deadline) {
+        rendered = await evaluate(
+          `[...document.querySelectorAll('.opblock')].map((block) => ({ method: block.querySelector('.opblock-summary-method')?.textContent ?? '', path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '' }))`,
+        );
+        if (rendered.length >= operations.length) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      if (method === 'Network.loadingFailed') failed.push(`${urls.get(params.requestId)}: ${params.errorText || params.blockedReason}`);
-      if (method === 'Runtime.exceptionThrown') consoleErrors.push(params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text);
-      if (method === 'Page.loadEventFired') loaded();
-    });
-    await devtools.send('Network.enable', {}, sessionId);
-    await devtools.send('Page.enable', {}, sessionId);
-    await devtools.send('Runtime.enable', {}, sessionId);
-    await devtools.send('Page.navigate', { url: `${service.url}/docs` }, sessionId);
-    await load;
-
-    const operations = routes.filter((route) => route.documented !== false);
-    const evaluate = async (expression: string) => (await devtools.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value;
-    const deadline = Date.now() + 60_000;
-    let rendered: Array<{ method: string; path: string }> = [];
-    while (Date.now() < deadline) {
-      rendered = await evaluate(
-        `[...document.querySelectorAll('.opblock')].map((block) => ({ method: block.querySelector('.opblock-summary-method')?.textContent ?? '', path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '' }))`,
+      const shown = new Set(rendered.map((op) => `${op.method.toUpperCase()} ${op.path}`));
+      for (const route of operations) {
+        const label = `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`;
+        t.ok(shown.has(label), `renders ${label}`);
+      }
+      t.equal(rendered.length, operations.length, `${rendered.length} operations on the page, one per documented route`);
+      t.equal(
+        await evaluate(`document.querySelector('.info .title')?.textContent?.includes('Compliance Signal Registry')`),
+        true,
+        'the title from the document',
       );
-      if (rendered.length >= operations.length) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const shown = new Set(rendered.map((op) => `${op.method.toUpperCase()} ${op.path}`));
-    for (const route of operations) {
-      const label = `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`;
-      t.ok(shown.has(label), `renders ${label}`);
-    }
-    t.equal(rendered.length, operations.length, `${rendered.length} operations on the page, one per documented route`);
-    t.equal(await evaluate(`document.querySelector('.info .title')?.textContent?.includes('Compliance Signal Registry')`), true, 'the title from the document');
-    t.same(consoleErrors, [], 'no script errors');
+      t.same(consoleErrors, [], 'no script errors');
 
-    const origin = new URL(service.url).origin;
-    const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
-    t.same(elsewhere, [], 'no request to a host other than the service');
-    t.ok(requested.includes(`${origin}/v1/openapi.json`), 'the page fetched the OpenAPI document from the service');
-    t.same(failed, [], 'no request failed');
-  });
+      const origin = new URL(service.url).origin;
+      const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
+      t.same(elsewhere, [], 'no request to a host other than the service');
+      t.ok(requested.includes(`${origin}/v1/openapi.json`), 'the page fetched the OpenAPI document from the service');
+      t.same(failed, [], 'no request failed');
+    },
+  );
 });

@@ -22,13 +22,20 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 /** Analysis bodies of two sizes: small ones run on the HTTP thread, those over 16 KiB in the pool. */
 function analysisBodies(): Buffer[] {
-  const signals = testRegistry().signalIds({ domain: 'HIPAA' }).concat(testRegistry().signalIds({ domain: 'SOC2' }));
+  const signals = testRegistry()
+    .signalIds({ domain: 'HIPAA' })
+    .concat(testRegistry().signalIds({ domain: 'SOC2' }));
   const statuses = ['open', 'resolved', 'in_progress', 'false_positive'];
   const body = (count: number, salt: string) =>
     Buffer.from(
       JSON.stringify({
         frameworks: ['HIPAA', 'SOC2'],
-        findings: Array.from({ length: count }, (_, i) => ({ id: `${salt}-${i}`, signal_id: signals[i % signals.length], status: statuses[i % statuses.length], observed_at: '2026-11-20T10:00:00Z' })),
+        findings: Array.from({ length: count }, (_, i) => ({
+          id: `${salt}-${i}`,
+          signal_id: signals[i % signals.length],
+          status: statuses[i % statuses.length],
+          observed_at: '2026-11-20T10:00:00Z',
+        })),
       }),
     );
   const bodies = [body(5, 'small'), body(160, 'pooled')];
@@ -40,7 +47,10 @@ t.test('every acknowledged analysis survives SIGKILL mid-stream, byte for byte',
   const dataDir = mkdtempSync(join(tmpdir(), 'csr-durability-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const env = { DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'info' };
-  const created = execFileSync(process.execPath, [join(projectRoot, 'bin', 'csr.js'), 'keys', 'create', '--account', 'durable', '--tier', 'enterprise'], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+  const created = execFileSync(process.execPath, [join(projectRoot, 'bin', 'csr.js'), 'keys', 'create', '--account', 'durable', '--tier', 'enterprise'], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+  });
   const key = created.trim().split('\n').at(-1)!;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const bodies = analysisBodies();
@@ -111,7 +121,7 @@ t.test('every acknowledged analysis survives SIGKILL mid-stream, byte for byte',
     if (response.status === 200 && sha256(Buffer.from(await response.arrayBuffer())) === digest) intact++;
   }
   t.equal(intact, acknowledged.size, `after ${ROUNDS} kills: all ${acknowledged.size} acknowledged analyses read back byte for byte`);
-  const listed = await (await fetch(`${service.url}/v1/gap-analysis/summary?per_page=50`, { headers })).json() as { meta: { total: number } };
+  const listed = (await (await fetch(`${service.url}/v1/gap-analysis/summary?per_page=50`, { headers })).json()) as { meta: { total: number } };
   t.ok(listed.meta.total >= acknowledged.size, `the account lists ${listed.meta.total} analyses, at least the ${acknowledged.size} acknowledged`);
   t.equal(await service.stop(), 0, 'the restarted service still stops gracefully');
 });

@@ -13,7 +13,12 @@ import { parseCsv, pdfPageCount, readWorkbook } from '../export/read-back.js';
 const ALL = ['HIPAA', 'CMMC', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF', 'HITRUST', 'CIS', 'FEDRAMP', 'CCPA'];
 
 /** GET with a reader that stops for `pauseMs` after the first chunk, so the server meets backpressure. */
-function slowGet(service: TestService, path: string, key: string, pauseMs: number): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+function slowGet(
+  service: TestService,
+  path: string,
+  key: string,
+  pauseMs: number,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const request = httpGet(`${service.url}${path}`, { headers: { authorization: `Bearer ${key}` }, agent: false }, (response) => {
       const chunks: Buffer[] = [];
@@ -61,7 +66,11 @@ t.test('a 10,000-finding analysis over 11 frameworks streams to a slow reader', 
   t.equal(Number(xlsx.headers['content-length']), xlsx.body.length, 'xlsx is sent whole with its length');
   const workbook = await readWorkbook(xlsx.body);
   const gapRows = workbook.getWorksheet('Gaps')!.rowCount - 1;
-  t.equal(gapRows, ALL.reduce((sum, code) => sum + result.data.by_framework[code].gaps.length, 0), 'every gap in the Gaps sheet');
+  t.equal(
+    gapRows,
+    ALL.reduce((sum, code) => sum + result.data.by_framework[code].gaps.length, 0),
+    'every gap in the Gaps sheet',
+  );
 
   const pdf = await slowGet(service, `${path}?format=pdf`, key, 300);
   t.equal(Number(pdf.headers['content-length']), pdf.body.length, 'pdf is sent whole with its length');

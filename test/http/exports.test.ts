@@ -29,14 +29,21 @@ t.test('tiers, errors and headers', async (t) => {
   const otherTeams = await service.key('teams', 'someone-else');
 
   const [a, b] = primarySignals('HIPAA', 2);
-  const proAnalysis = await createAnalysis(service, pro, { frameworks: ['HIPAA'], findings: [finding('p-1', a.signal_id, 'open'), finding('p-2', b.signal_id, 'false_positive')] });
+  const proAnalysis = await createAnalysis(service, pro, {
+    frameworks: ['HIPAA'],
+    findings: [finding('p-1', a.signal_id, 'open'), finding('p-2', b.signal_id, 'false_positive')],
+  });
   const teamsAnalysis = await createAnalysis(service, teams, { frameworks: ['HIPAA', 'SOC2'], findings: mixedFindings(['HIPAA', 'SOC2']) });
   const exportPath = (id: string) => `/v1/gap-analysis/${id}/export`;
 
   await t.test('POST: json and csv need Pro, pdf and xlsx Teams', async (t) => {
     const denied = await call(service, 'POST', exportPath(proAnalysis.id), { key: community, body: { format: 'json' } });
     t.equal(denied.status, 403);
-    t.same(denied.body.error, { code: 'GAP_TIER_REQUIRED', message: denied.body.error.message, details: { required_tier: 'pro', current_tier: 'community' } }, 'Community has no exports');
+    t.same(
+      denied.body.error,
+      { code: 'GAP_TIER_REQUIRED', message: denied.body.error.message, details: { required_tier: 'pro', current_tier: 'community' } },
+      'Community has no exports',
+    );
     for (const format of ['json', 'csv'] as const) {
       const ok = await exportFile(service, pro, proAnalysis.id, { format });
       t.equal(ok.status, 200, `Pro exports ${format}`);

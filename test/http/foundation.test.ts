@@ -135,7 +135,11 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   t.equal(wrongMethod.headers.get('x-ratelimit-limit'), '300', '405 carries the caller’s rate-limit headers');
 
   const limit = service.services.config.bodyLimitBytes;
-  const big = await call(service, 'POST', '/v1/signals/bulk', { key, rawBody: JSON.stringify({ ids: ['x'.repeat(limit)] }), headers: { 'content-type': 'application/json' } });
+  const big = await call(service, 'POST', '/v1/signals/bulk', {
+    key,
+    rawBody: JSON.stringify({ ids: ['x'.repeat(limit)] }),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(big.status, 413);
   t.equal(big.body.error.code, 'payload_too_large');
   t.same(big.body.error.details, { limit });
@@ -198,15 +202,33 @@ t.test('the header block on the wire: one line per header, each CRLF-terminated,
   const etag = /\r\nETag: ([^\r\n]+)\r\n/.exec(kept)?.[1];
   const notModified = await rawHead(service.port, request('/v1/frameworks', `If-None-Match: ${etag}\r\n`));
   const missing = await rawHead(service.port, request('/v1/signals/CSR-NOT-THERE-001'));
-  for (const [name, head, status] of [['fresh', fresh, '200 OK'], ['kept', kept, '200 OK'], ['304', notModified, '304 Not Modified'], ['404', missing, '404 Not Found']] as const) {
+  for (const [name, head, status] of [
+    ['fresh', fresh, '200 OK'],
+    ['kept', kept, '200 OK'],
+    ['304', notModified, '304 Not Modified'],
+    ['404', missing, '404 Not Found'],
+  ] as const) {
     const [statusLine, ...lines] = head.split('\r\n').slice(0, -1);
     t.equal(statusLine, `HTTP/1.1 ${status}`, `${name}: status line`);
-    t.same(lines.filter((line) => !lineShape.test(line)), [], `${name}: every header line is Name: value`);
+    t.same(
+      lines.filter((line) => !lineShape.test(line)),
+      [],
+      `${name}: every header line is Name: value`,
+    );
     const names = lines.map((line) => line.slice(0, line.indexOf(':')).toLowerCase());
-    t.same(names.filter((header, index) => names.indexOf(header) !== index), [], `${name}: no header twice`);
+    t.same(
+      names.filter((header, index) => names.indexOf(header) !== index),
+      [],
+      `${name}: no header twice`,
+    );
     t.ok(names.includes('x-request-id') && names.includes('x-ratelimit-remaining'), `${name}: the request's own headers`);
   }
-  const names = (head: string) => head.split('\r\n').slice(1, -1).map((line) => line.slice(0, line.indexOf(':'))).sort();
+  const names = (head: string) =>
+    head
+      .split('\r\n')
+      .slice(1, -1)
+      .map((line) => line.slice(0, line.indexOf(':')))
+      .sort();
   t.same(names(kept), names(fresh), 'a kept answer sends the headers the first answer sent');
   t.match(kept, /\r\nContent-Type: application\/json; charset=utf-8\r\n/);
   t.notMatch(notModified, /Content-Type|Content-Length/, 'a 304 describes no body');

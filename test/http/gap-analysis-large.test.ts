@@ -47,7 +47,10 @@ t.test('answers written into the memory of answers already sent are each whole, 
   const ids = testRegistry().signalIds();
   // Above the inline size, so every one runs in the worker; sizes alternate so that answers land
   // in larger memory than they need, and outgrow what they are given.
-  const bodyOf = (count: number) => ({ frameworks: ALL, findings: Array.from({ length: count }, (_, i) => finding(`n${count}-${i}`, ids[(i * 31) % ids.length])) });
+  const bodyOf = (count: number) => ({
+    frameworks: ALL,
+    findings: Array.from({ length: count }, (_, i) => finding(`n${count}-${i}`, ids[(i * 31) % ids.length])),
+  });
   // With ?variant=a the answer is cut from the stored one into memory of its own, which also goes
   // to the workers once sent.
   const check = async (res: Awaited<ReturnType<typeof create>>, count: number, label: string, query = '') => {
@@ -86,7 +89,9 @@ function slowPost(service: TestService, path: string, key: string, body: unknown
   return new Promise((resolve, reject) => {
     const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
     socket.on('error', reject);
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+    );
     socket.write(bytes);
     void resume.then(() => {
       const chunks: Buffer[] = [];
@@ -97,15 +102,21 @@ function slowPost(service: TestService, path: string, key: string, body: unknown
         const head = answer.toString('latin1', 0, headEnd);
         const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
         const text = answer.toString('utf8', headEnd + 4);
-        resolve({ status: Number(head.split(' ')[1]), text: Buffer.byteLength(text) === length ? text : `(${Buffer.byteLength(text)} of ${length} bytes) ${text}` });
+        resolve({
+          status: Number(head.split(' ')[1]),
+          text: Buffer.byteLength(text) === length ? text : `(${Buffer.byteLength(text)} of ${length} bytes) ${text}`,
+        });
       });
     });
   });
 }
 
-t.test("an answer still being sent to a slow reader keeps its memory while later analyses run", async (t) => {
+t.test('an answer still being sent to a slow reader keeps its memory while later analyses run', async (t) => {
   const ids = testRegistry().signalIds();
-  const bodyOf = (count: number, salt: string) => ({ frameworks: ALL, findings: Array.from({ length: count }, (_, i) => finding(`${salt}-${i}`, ids[(i * 31 + salt.length) % ids.length])) });
+  const bodyOf = (count: number, salt: string) => ({
+    frameworks: ALL,
+    findings: Array.from({ length: count }, (_, i) => finding(`${salt}-${i}`, ids[(i * 31 + salt.length) % ids.length])),
+  });
   for (const query of ['', '?variant=b']) {
     // A service of its own for each, so that the pool has room for the memory of the answer sent
     // slowly, were it given back too soon (the later analyses would then take it from under it).
@@ -119,8 +130,13 @@ t.test("an answer still being sent to a slow reader keeps its memory while later
     // Until it is stored: its answer is then being sent, and waits for the reader.
     await until(async () => (await call(service, 'GET', '/v1/gap-analysis/summary', { key })).body.meta.total > 0, 'the slow answer is stored');
     // Meanwhile analyses of other findings take whatever answer memory the pool has been given.
-    const others = await Promise.all([1200, 2500, 800, 3000].map((count, i) => call(service, 'POST', `/v1/gap-analysis${query}`, { key, body: bodyOf(count, `other${i}`) })));
-    t.ok(others.every((res) => res.status === 200), `${query || 'union'}: the other analyses answered`);
+    const others = await Promise.all(
+      [1200, 2500, 800, 3000].map((count, i) => call(service, 'POST', `/v1/gap-analysis${query}`, { key, body: bodyOf(count, `other${i}`) })),
+    );
+    t.ok(
+      others.every((res) => res.status === 200),
+      `${query || 'union'}: the other analyses answered`,
+    );
     release();
     const answer = await slow;
     t.equal(answer.status, 200);

@@ -47,7 +47,11 @@ t.test('create and get: both variants, hand-checked statuses', async (t) => {
   t.equal(gap(accepted.control_id)?.status, 'partially_compliant');
   const compliant = hipaa.compliant.find((c: { control: { id: string } }) => c.control.id === passing.control_id);
   t.equal(compliant?.status, 'compliant');
-  t.same(compliant?.validated_by.map((v: { finding_id: string }) => v.finding_id), ['f-3'], 'resolved f-4 is excluded by default');
+  t.same(
+    compliant?.validated_by.map((v: { finding_id: string }) => v.finding_id),
+    ['f-3'],
+    'resolved f-4 is excluded by default',
+  );
   const counts = hipaa.posture;
   t.equal(counts.controls_total, 54);
   t.equal(counts.controls_compliant + counts.controls_partial + counts.controls_non_compliant + counts.controls_not_assessed, 54);
@@ -72,9 +76,17 @@ t.test('create and get: both variants, hand-checked statuses', async (t) => {
   const unknown = await call(service, 'GET', '/v1/gap-analysis/GAP-2026-01-01-0000000000', { key });
   t.equal(unknown.body.error.code, 'GAP_NOT_FOUND');
 
-  const withResolved = await create(service, key, { frameworks: ['HIPAA'], findings: [finding('r-1', passing.signal_id, 'resolved')], options: { include_resolved: true, include_evidence_requirements: true } });
+  const withResolved = await create(service, key, {
+    frameworks: ['HIPAA'],
+    findings: [finding('r-1', passing.signal_id, 'resolved')],
+    options: { include_resolved: true, include_evidence_requirements: true },
+  });
   t.equal(withResolved.body.data.by_framework.HIPAA.compliant[0].control.id, passing.control_id, 'include_resolved counts resolved as passing');
-  const evidence = await create(service, key, { frameworks: ['HIPAA'], findings: [finding('e-1', failing.signal_id)], options: { include_evidence_requirements: true, include_remediation: false } });
+  const evidence = await create(service, key, {
+    frameworks: ['HIPAA'],
+    findings: [finding('e-1', failing.signal_id)],
+    options: { include_evidence_requirements: true, include_remediation: false },
+  });
   const evidenceGap = evidence.body.data.by_framework.HIPAA.gaps[0];
   t.ok(evidenceGap.evidence_requirements.length > 0, 'evidence items when asked');
   t.notOk('remediation' in evidenceGap, 'no remediation when include_remediation is false');
@@ -107,7 +119,10 @@ t.test('create errors', async (t) => {
   t.equal(variantB.status, 200, 'status and observed_at may be absent (Variant B); absent status reads as open');
   t.equal(variantB.body.data.by_framework.SOC2.gaps[0].findings[0].finding_status, 'open');
 
-  const unknownSignals = await create(service, pro, { frameworks: ['SOC2'], findings: [finding('x', 'CSR-GEN-NOPE-X-001'), finding('y', signal_id), finding('z', 'CSR-GEN-NOPE-Y-002'), finding('w', 'CSR-GEN-NOPE-X-001')] });
+  const unknownSignals = await create(service, pro, {
+    frameworks: ['SOC2'],
+    findings: [finding('x', 'CSR-GEN-NOPE-X-001'), finding('y', signal_id), finding('z', 'CSR-GEN-NOPE-Y-002'), finding('w', 'CSR-GEN-NOPE-X-001')],
+  });
   t.equal(unknownSignals.status, 400);
   t.equal(unknownSignals.body.error.code, 'GAP_SIGNAL_NOT_FOUND');
   t.same(unknownSignals.body.error.details.signal_ids, ['CSR-GEN-NOPE-X-001', 'CSR-GEN-NOPE-Y-002'], 'every unknown id, once');
@@ -190,7 +205,10 @@ t.test('summary: newest first, paging, filters, trend, isolation', async (t) => 
   for (let i = 0; i < 5; i++) {
     now = new Date(now.getTime() + 3_600_000);
     // Fewer failing findings each time: the score rises.
-    const findings = [finding('p', a.signal_id, 'false_positive'), ...(i < 3 ? [finding('q', b.signal_id, 'open')] : [finding('q', b.signal_id, 'false_positive')])];
+    const findings = [
+      finding('p', a.signal_id, 'false_positive'),
+      ...(i < 3 ? [finding('q', b.signal_id, 'open')] : [finding('q', b.signal_id, 'false_positive')]),
+    ];
     const res = await create(service, key, { frameworks: i === 4 ? ['PCIDSS', 'SOC2'] : ['PCIDSS'], findings });
     ids.push(res.body.data.id);
   }
@@ -199,20 +217,45 @@ t.test('summary: newest first, paging, filters, trend, isolation', async (t) => 
 
   const page1 = await call(service, 'GET', '/v1/gap-analysis/summary?page=1&per_page=2', { key });
   t.equal(page1.status, 200);
-  t.same(page1.body.data.analyses.map((x: { id: string }) => x.id), [ids[4], ids[3]], 'newest first');
+  t.same(
+    page1.body.data.analyses.map((x: { id: string }) => x.id),
+    [ids[4], ids[3]],
+    'newest first',
+  );
   t.same(page1.body.meta, { total: 5, page: 1, per_page: 2, total_pages: 3, limit: 2 });
   t.same(page1.body.data.trend, { direction: 'stable', score_change: 0 });
   const item = page1.body.data.analyses[1];
-  t.same(Object.keys(item).sort(), ['analysis_id', 'analysis_status', 'created_at', 'critical_gaps', 'expires_at', 'frameworks', 'high_gaps', 'id', 'overall_posture', 'posture_score', 'status'].sort());
+  t.same(
+    Object.keys(item).sort(),
+    [
+      'analysis_id',
+      'analysis_status',
+      'created_at',
+      'critical_gaps',
+      'expires_at',
+      'frameworks',
+      'high_gaps',
+      'id',
+      'overall_posture',
+      'posture_score',
+      'status',
+    ].sort(),
+  );
   const page3 = await call(service, 'GET', '/v1/gap-analysis/summary?page=3&per_page=2', { key });
-  t.same(page3.body.data.analyses.map((x: { id: string }) => x.id), [ids[0]]);
+  t.same(
+    page3.body.data.analyses.map((x: { id: string }) => x.id),
+    [ids[0]],
+  );
   const beyond = await call(service, 'GET', '/v1/gap-analysis/summary?page=9&per_page=2', { key });
   t.same(beyond.body.data.analyses, []);
 
   const variantB = await call(service, 'GET', '/v1/gap-analysis/summary?limit=3', { key });
   t.equal(variantB.body.data.analyses.length, 3);
   const filtered = await call(service, 'GET', '/v1/gap-analysis/summary?framework=soc2', { key });
-  t.same(filtered.body.data.analyses.map((x: { id: string }) => x.id), [ids[4]]);
+  t.same(
+    filtered.body.data.analyses.map((x: { id: string }) => x.id),
+    [ids[4]],
+  );
   const improving = await call(service, 'GET', '/v1/gap-analysis/summary?framework=PCIDSS&per_page=50', { key });
   t.equal(improving.body.data.analyses.length, 5);
 
@@ -228,10 +271,19 @@ t.test('compare', async (t) => {
   now = new Date('2026-06-01T00:00:00Z');
   const key = await service.key('teams');
   const [a, b, c] = primarySignals('ISO27001', 3);
-  const baseline = await create(service, key, { frameworks: ['ISO27001', 'SOC2'], findings: [finding('1', a.signal_id, 'open'), finding('2', b.signal_id, 'open'), finding('3', c.signal_id, 'false_positive')] });
+  const baseline = await create(service, key, {
+    frameworks: ['ISO27001', 'SOC2'],
+    findings: [finding('1', a.signal_id, 'open'), finding('2', b.signal_id, 'open'), finding('3', c.signal_id, 'false_positive')],
+  });
   now = new Date('2026-06-11T00:00:00Z');
-  const current = await create(service, key, { frameworks: ['ISO27001', 'GDPR'], findings: [finding('1', a.signal_id, 'false_positive'), finding('2', b.signal_id, 'open'), finding('3', c.signal_id, 'open')] });
-  const res = await call(service, 'POST', '/v1/gap-analysis/compare', { key, body: { baseline_id: baseline.body.data.id, current_id: current.body.data.id, options: { include_unchanged: true } } });
+  const current = await create(service, key, {
+    frameworks: ['ISO27001', 'GDPR'],
+    findings: [finding('1', a.signal_id, 'false_positive'), finding('2', b.signal_id, 'open'), finding('3', c.signal_id, 'open')],
+  });
+  const res = await call(service, 'POST', '/v1/gap-analysis/compare', {
+    key,
+    body: { baseline_id: baseline.body.data.id, current_id: current.body.data.id, options: { include_unchanged: true } },
+  });
   t.equal(res.status, 200, res.text.slice(0, 300));
   const data = res.body.data;
   t.match(data.comparison_id, /^CMP-/);
@@ -242,16 +294,31 @@ t.test('compare', async (t) => {
   t.equal(iso.controls_improved, 1, `${a.control_id}: non_compliant → compliant`);
   t.equal(iso.controls_regressed, 1, `${c.control_id}: compliant → non_compliant`);
   t.same(data.changes, { improved: 1, regressed: 1, new_gaps: 1, resolved: 1 });
-  t.same(data.comparison.gaps_resolved.map((g: { control_id: string }) => g.control_id), [a.control_id]);
-  t.same(data.comparison.gaps_added.map((g: { control_id: string }) => g.control_id), [c.control_id]);
-  t.same(data.comparison.gaps_unchanged.map((g: { control_id: string; days_open: number }) => [g.control_id, g.days_open]), [[b.control_id, 10]]);
+  t.same(
+    data.comparison.gaps_resolved.map((g: { control_id: string }) => g.control_id),
+    [a.control_id],
+  );
+  t.same(
+    data.comparison.gaps_added.map((g: { control_id: string }) => g.control_id),
+    [c.control_id],
+  );
+  t.same(
+    data.comparison.gaps_unchanged.map((g: { control_id: string; days_open: number }) => [g.control_id, g.days_open]),
+    [[b.control_id, 10]],
+  );
   t.equal(data.comparison.baseline.id, baseline.body.data.id);
   t.same(data.comparison.by_framework.ISO27001.controls_improved, 1);
   t.ok(['improving', 'declining', 'stable'].includes(data.comparison.trend.direction));
 
-  const withoutUnchanged = await call(service, 'POST', '/v1/gap-analysis/compare', { key, body: { baseline_id: baseline.body.data.id, current_id: current.body.data.id } });
+  const withoutUnchanged = await call(service, 'POST', '/v1/gap-analysis/compare', {
+    key,
+    body: { baseline_id: baseline.body.data.id, current_id: current.body.data.id },
+  });
   t.notOk('gaps_unchanged' in withoutUnchanged.body.data.comparison);
-  const foreign = await call(service, 'POST', '/v1/gap-analysis/compare', { key: await service.key('teams'), body: { baseline_id: baseline.body.data.id, current_id: current.body.data.id } });
+  const foreign = await call(service, 'POST', '/v1/gap-analysis/compare', {
+    key: await service.key('teams'),
+    body: { baseline_id: baseline.body.data.id, current_id: current.body.data.id },
+  });
   t.equal(foreign.body.error.code, 'GAP_NOT_FOUND');
   const missing = await call(service, 'POST', '/v1/gap-analysis/compare', { key, body: { baseline_id: baseline.body.data.id } });
   t.equal(missing.body.error.code, 'invalid_parameter');

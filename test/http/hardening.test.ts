@@ -9,7 +9,16 @@ const key = await service.key('enterprise');
 
 t.test('ids longer than any real one are not found, never a 500', async (t) => {
   const long = 'A'.repeat(6000);
-  for (const path of [`/v1/signals/${long}`, `/v1/signals/${long}/mappings`, `/v1/domains/${long}`, `/v1/artifact-types/${long}`, `/v1/finding-templates/${long}`, `/v1/signals?tag=${long}`, `/v1/mappings?signal_id=${long}`, `/v1/tool-mappings/lookup?tool_id=prowler&rule_id=${long}`]) {
+  for (const path of [
+    `/v1/signals/${long}`,
+    `/v1/signals/${long}/mappings`,
+    `/v1/domains/${long}`,
+    `/v1/artifact-types/${long}`,
+    `/v1/finding-templates/${long}`,
+    `/v1/signals?tag=${long}`,
+    `/v1/mappings?signal_id=${long}`,
+    `/v1/tool-mappings/lookup?tool_id=prowler&rule_id=${long}`,
+  ]) {
     const res = await call(service, 'GET', path, { key });
     t.ok(res.status >= 200 && res.status < 500, `${path.slice(0, 40)}… answers ${res.status}`);
   }
@@ -41,7 +50,10 @@ t.test('request bodies refuse unknown fields', async (t) => {
   const typo = await call(service, 'POST', '/v1/mappings/bulk', { key, body: { signal_ids: ['x'], min_confidance: 0.9 } });
   t.equal(typo.status, 400);
   t.equal(typo.body.error.details.parameter, 'min_confidance');
-  const nested = await call(service, 'POST', '/v1/artifact-types/resolve', { key, body: { resources: [{ provider: 'aws', resource_type: 'AWS::S3::Bucket', region: 'x' }] } });
+  const nested = await call(service, 'POST', '/v1/artifact-types/resolve', {
+    key,
+    body: { resources: [{ provider: 'aws', resource_type: 'AWS::S3::Bucket', region: 'x' }] },
+  });
   t.equal(nested.body.error.details.parameter, 'resources.0.region');
   const gap = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: [], option: { min_confidence: 0.5 } } });
   t.equal(gap.status, 400);
@@ -50,7 +62,10 @@ t.test('request bodies refuse unknown fields', async (t) => {
 
 t.test('gap analysis: error pointers and the analyses list', async (t) => {
   const [{ signal_id }] = primarySignals('HIPAA', 1);
-  const res = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: [finding('f', signal_id, 'open', { severity: {} })] } });
+  const res = await call(service, 'POST', '/v1/gap-analysis', {
+    key,
+    body: { frameworks: ['HIPAA'], findings: [finding('f', signal_id, 'open', { severity: {} })] },
+  });
   t.equal(res.body.error.code, 'GAP_INVALID_FINDING');
   t.equal(res.body.error.details.pointer, '/findings/0/severity/level');
   t.match(res.body.error.details.reason, /^severity\.level is required/);
@@ -67,7 +82,10 @@ t.test('compare: scores and trend over the frameworks both analyses cover', asyn
   const [hipaa] = primarySignals('HIPAA', 1);
   const [soc2] = primarySignals('SOC2', 1);
   const baseline = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['SOC2'], findings: [finding('a', soc2.signal_id, 'open')] } });
-  const current = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: [finding('b', hipaa.signal_id, 'false_positive')] } });
+  const current = await call(service, 'POST', '/v1/gap-analysis', {
+    key,
+    body: { frameworks: ['HIPAA'], findings: [finding('b', hipaa.signal_id, 'false_positive')] },
+  });
   const res = await call(service, 'POST', '/v1/gap-analysis/compare', { key, body: { baseline_id: baseline.body.data.id, current_id: current.body.data.id } });
   t.equal(res.status, 200);
   t.same(res.body.data.frameworks_compared, []);
@@ -79,7 +97,11 @@ t.test('compare: scores and trend over the frameworks both analyses cover', asyn
 t.test('an empty export POST exports json', async (t) => {
   const [{ signal_id }] = primarySignals('CIS', 1);
   const created = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['CIS'], findings: [finding('f', signal_id)] } });
-  const res = await call(service, 'POST', `/v1/gap-analysis/${created.body.data.id}/export`, { key, rawBody: '', headers: { 'content-type': 'application/json' } });
+  const res = await call(service, 'POST', `/v1/gap-analysis/${created.body.data.id}/export`, {
+    key,
+    rawBody: '',
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /application\/json/);
   t.equal(res.body.data.id, created.body.data.id);

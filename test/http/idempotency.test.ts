@@ -9,7 +9,8 @@ t.test('Idempotency-Key on POST /v1/gap-analysis', async (t) => {
   const otherKey = await service.key('teams', 'idem-rival');
   const [s1, s2] = primarySignals('HIPAA', 2);
   const body = { frameworks: ['HIPAA'], findings: [finding('f-1', s1.signal_id, 'open')] };
-  const post = (k: string, headers: Record<string, string>, payload: unknown = body) => call(service, 'POST', '/v1/gap-analysis', { key: k, body: payload, headers });
+  const post = (k: string, headers: Record<string, string>, payload: unknown = body) =>
+    call(service, 'POST', '/v1/gap-analysis', { key: k, body: payload, headers });
 
   const first = await post(key, { 'idempotency-key': 'order-7f3a' });
   t.equal(first.status, 200, first.text.slice(0, 200));
@@ -37,7 +38,10 @@ t.test('Idempotency-Key on POST /v1/gap-analysis', async (t) => {
   t.equal((await post(key, { 'idempotency-key': 'x'.repeat(256) })).status, 400, 'at most 255 characters');
 
   const racing = await Promise.all(Array.from({ length: 4 }, () => post(key, { 'idempotency-key': 'race-1' })));
-  t.same(racing.map((r) => r.status), [200, 200, 200, 200]);
+  t.same(
+    racing.map((r) => r.status),
+    [200, 200, 200, 200],
+  );
   t.equal(new Set(racing.map((r) => r.body.data.id)).size, 1, 'simultaneous requests with one key store one analysis and answer it to all');
   t.equal(racing.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 3);
 

@@ -69,7 +69,8 @@ t.test('/metrics counts requests by declared route and status, refusals, stored 
   await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: [{ id: 'f-1', signal_id: signal, status: 'open' }] } });
 
   const after = (await call(service, 'GET', '/metrics')).text;
-  const requests = (route: string, status: string) => sample(after, 'csr_http_requests_total', { method: 'GET', route, status }) - sample(before, 'csr_http_requests_total', { method: 'GET', route, status });
+  const requests = (route: string, status: string) =>
+    sample(after, 'csr_http_requests_total', { method: 'GET', route, status }) - sample(before, 'csr_http_requests_total', { method: 'GET', route, status });
   t.equal(requests('/v1/signals/:id', '200'), 3, 'three reads of one signal under its declared route');
   t.equal(requests('/v1/signals/:id', '404'), 1, 'the unknown id under the same route, status 404');
   t.equal(requests('unmatched', '404'), 3, 'unknown paths share one label');
@@ -77,8 +78,14 @@ t.test('/metrics counts requests by declared route and status, refusals, stored 
   t.equal(sample(after, 'csr_http_request_duration_seconds_count', { route: '/v1/signals/:id', status: '200' }), 3, 'latency observed per answer');
   // Buckets are cumulative: each bound counts the answers at or under it, +Inf all of them.
   const read = { method: 'GET', route: '/v1/signals/:id', status: '200' };
-  const buckets = ['0.0005', '0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'].map((le) => sample(after, 'csr_http_request_duration_seconds_bucket', { ...read, le }));
-  t.same(buckets, [...buckets].sort((a, b) => a - b), 'bucket counts never fall as the bound rises');
+  const buckets = ['0.0005', '0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf'].map((le) =>
+    sample(after, 'csr_http_request_duration_seconds_bucket', { ...read, le }),
+  );
+  t.same(
+    buckets,
+    [...buckets].sort((a, b) => a - b),
+    'bucket counts never fall as the bound rises',
+  );
   t.equal(buckets.at(-1), 3, 'the +Inf bucket holds every answer');
   t.ok(buckets[0] < 3 || sample(after, 'csr_http_request_duration_seconds_sum', read) <= 3 * 0.0005, 'the sum agrees with the first bucket');
   t.ok(sample(after, 'csr_http_request_duration_seconds_sum', read) > 0, 'durations summed');
@@ -114,7 +121,9 @@ t.test('an answer whose observation fails costs neither the process nor the obse
   });
   const before = (await call(service, 'GET', '/metrics')).text;
   // Answered in the same turns as the failing ones, some of them.
-  const answers = await Promise.all([0, 1, 2, 3].flatMap(() => [call(service, 'GET', '/v1/frameworks', { key }), call(service, 'GET', '/v1/domains', { key })]));
+  const answers = await Promise.all(
+    [0, 1, 2, 3].flatMap(() => [call(service, 'GET', '/v1/frameworks', { key }), call(service, 'GET', '/v1/domains', { key })]),
+  );
   t.same(
     answers.map((answer) => answer.status),
     [200, 200, 200, 200, 200, 200, 200, 200],
@@ -153,7 +162,10 @@ t.test('one JSON access-log line per request, with the account and never the key
   t.match(line, { method: 'GET', route: '/v1/signals', path: '/v1/signals', status: 200, account: 'log-reader', msg: 'request' });
   t.type(line?.duration_ms, 'number');
   t.ok((line?.bytes as number) > 0, 'bytes sent');
-  t.ok(lines.some((l) => l.status === 401 && l.account === undefined), 'a refused key is logged without an account');
+  t.ok(
+    lines.some((l) => l.status === 401 && l.account === undefined),
+    'a refused key is logged without an account',
+  );
   t.notOk(child.output().includes(key), 'the key is never written');
   t.notOk(child.output().includes('not-a-key'), 'nor a wrong one');
 });
@@ -184,12 +196,21 @@ t.test('ACCESS_LOG=errors writes lines only for answers with status 400 or over'
 t.test('an access line is the JSON pino writes for the same entry, whatever the client sent', async (t) => {
   const hostile = ['/v1/signals/"quoted"', '/v1/a\\b', '/v1/\u0001\u001f\n', '/v1/é/✓/\ud83d\ude00', '/v1/</script>'];
   for (const path of hostile) {
-    for (const [requestId, account, method] of [['r-1', 'acme "corp"', 'GET'], [undefined, undefined, 'G\\"ET'], ['plain-id', 'plain', 'GET']] as const) {
+    for (const [requestId, account, method] of [
+      ['r-1', 'acme "corp"', 'GET'],
+      [undefined, undefined, 'G\\"ET'],
+      ['plain-id', 'plain', 'GET'],
+    ] as const) {
       const entry = { requestId, method, route: 'unmatched', path, status: 404, durationMs: 0.12, bytes: 149, account };
       const ours = accessLine(entry, '2026-11-24T05:00:00.000Z');
       // The same entry through pino, as the pipeline logged it before the hand-built line.
       let theirs = '';
-      const sink = new Writable({ write(chunk, _encoding, done) { theirs += String(chunk); done(); } });
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          theirs += String(chunk);
+          done();
+        },
+      });
       const logger = pino({ base: { service: 'csr' }, timestamp: () => ',"time":"2026-11-24T05:00:00.000Z"' }, sink).child({ log: 'access' });
       logger.info({ request_id: requestId, method, route: 'unmatched', path, status: 404, duration_ms: 0.12, bytes: 149, account }, 'request');
       t.same(JSON.parse(ours), JSON.parse(theirs), `same fields for ${JSON.stringify(path)}`);

@@ -34,13 +34,17 @@ t.test('a deeply nested body is refused with json_too_deep on every JSON route, 
     t.equal(res.body?.error.details.limit, 64, `${path}: names the limit`);
     t.ok(await alive(), 'the service is alive');
   }
-  const after = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: Array.from({ length: 200 }, (_, i) => finding(`f-${i}`, signal_id)) } });
+  const after = await call(service, 'POST', '/v1/gap-analysis', {
+    key,
+    body: { frameworks: ['HIPAA'], findings: Array.from({ length: 200 }, (_, i) => finding(`f-${i}`, signal_id)) },
+  });
   t.equal(after.status, 200, 'the pool still answers analyses');
 });
 
 t.test('every authenticated request counts against the limit, refusals included', async (t) => {
   const community = await service.key('community');
-  const remaining = async (method: string, path: string) => Number((await call(service, method, path, { key: community })).headers.get('x-ratelimit-remaining'));
+  const remaining = async (method: string, path: string) =>
+    Number((await call(service, method, path, { key: community })).headers.get('x-ratelimit-remaining'));
   t.equal(await remaining('GET', '/v1/stats'), 59);
   t.equal(await remaining('GET', '/v1/no-such-path'), 58, '404 counts');
   t.equal(await remaining('DELETE', '/v1/stats'), 57, '405 counts');
@@ -53,7 +57,10 @@ t.test('every authenticated request counts against the limit, refusals included'
 
 t.test('while the pool queue is full, pooled routes are refused before their body is read', async (t) => {
   // Every turn held and the queue for them full, as a flood of requests would leave them.
-  const { pool, config: { queueLimit } } = service.services;
+  const {
+    pool,
+    config: { queueLimit },
+  } = service.services;
   const flood = new AbortController();
   const taken = Array.from({ length: TURNS_PER_THREAD + queueLimit }, () => pool.takeTurn(flood.signal));
   t.equal(taken.filter((turn) => turn instanceof Promise).length, queueLimit, 'the turns of the one thread held, the rest waiting');
@@ -73,7 +80,9 @@ t.test('while the pool queue is full, pooled routes are refused before their bod
       }
     });
     socket.on('error', reject);
-    socket.write(`POST /v1/gap-analysis HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1500000\r\n\r\n`);
+    socket.write(
+      `POST /v1/gap-analysis HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1500000\r\n\r\n`,
+    );
     setTimeout(() => reject(new Error(`no answer before the body: ${received}`)), 5000).unref();
   });
   t.match(answer, /^HTTP\/1\.1 503/);

@@ -40,7 +40,9 @@ t.test('a body declared over the limit: the 413 is read while the client still w
   const key = await service.key('pro');
   const connection = rawConnection(service.url);
   const size = 512 * 1024;
-  connection.socket.write(`POST /v1/validate HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`);
+  connection.socket.write(
+    `POST /v1/validate HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+  );
   await connection.until(() => connection.statuses().length === 1, 'the 413');
   t.same(connection.statuses(), [413], 'answered before the body was sent');
   t.match(connection.received(), /"code":"payload_too_large"/);
@@ -59,7 +61,9 @@ t.test('a body declared over the limit: the 413 is read while the client still w
 t.test('a body declared over 64 MiB: the 413, then the connection is closed', async (t) => {
   const key = await service.key('pro');
   const connection = rawConnection(service.url);
-  connection.socket.write(`POST /v1/validate HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${70 * 1024 * 1024}\r\n\r\n`);
+  connection.socket.write(
+    `POST /v1/validate HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${70 * 1024 * 1024}\r\n\r\n`,
+  );
   await connection.until(() => connection.closed(), 'the close');
   t.same(connection.statuses(), [413]);
   t.match(connection.received(), /connection: close/i);

@@ -21,7 +21,9 @@ const largeBody = Buffer.concat([body, Buffer.alloc(3_000_000, ' ')]);
 /** A request on a raw socket: its headers now, its body when the test says; the answer as text once complete. */
 function openRequest(payload = body) {
   const socket: Socket = connect(service.port, '127.0.0.1');
-  socket.write(`POST /v1/gap-analysis HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`);
+  socket.write(
+    `POST /v1/gap-analysis HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`,
+  );
   let received = '';
   let answeredAt = 0;
   const answer = new Promise<string>((resolve, reject) => {

@@ -30,7 +30,10 @@ function refused(port: number): Promise<boolean> {
 t.test('graceful shutdown finishes an in-flight request and exits 0', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'csr-shutdown-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const created = execFileSync(process.execPath, [csr, 'keys', 'create', '--account', 'ops', '--tier', 'pro'], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+  const created = execFileSync(process.execPath, [csr, 'keys', 'create', '--account', 'ops', '--tier', 'pro'], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+  });
   const key = created.trim().split('\n').at(-1)!;
   const service = await startChildService({ DATA_DIR: dataDir });
   // Should an assertion fail first, the child must not outlive the test (it would hold the file open).
@@ -69,7 +72,10 @@ t.test('graceful shutdown finishes an in-flight request and exits 0', async (t) 
 t.test('csr serve runs the service with its V8 flags and passes a stop signal on, even twice', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'csr-serve-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [csr, 'serve'], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [csr, 'serve'], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // Should an assertion fail first, the child must not outlive the test (it would hold the file open).
   t.teardown(() => void child.kill('SIGKILL'));

@@ -56,7 +56,8 @@ t.test('HEAD of a kept answer: same headers, no body', async (t) => {
 t.test('the cache is bounded by bytes, least recently used first out', async (t) => {
   const cache = new RegistryAnswerCache('a'.repeat(64), 800);
   const route = service.pipeline.routes[0];
-  const keep = (path: string, bytes: number) => cache.keep(path, '', route, {}, Buffer.alloc(bytes), { ETag: cache.etagFor(path, ''), 'Content-Type': 'application/json' });
+  const keep = (path: string, bytes: number) =>
+    cache.keep(path, '', route, {}, Buffer.alloc(bytes), { ETag: cache.etagFor(path, ''), 'Content-Type': 'application/json' });
   for (let i = 0; i < 10; i++) keep(`/k${i}`, 100);
   t.equal(cache.size, 8);
   t.equal(cache.find('/k0', ''), undefined, 'the oldest left');

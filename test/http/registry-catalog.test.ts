@@ -38,14 +38,20 @@ t.test('GET /v1/artifact-types', async (t) => {
   t.same(res.body.meta, { ...versionMeta, ocsf_version: manifest.ocsf_version, total: all.total, page: 1, per_page: 50 });
   t.same(res.body.data, all.items.slice(0, 50), 'id order, full records');
   const type = res.body.data[0];
-  for (const field of ['id', 'name', 'description', 'category', 'subcategory', 'ocsf', 'security_attributes', 'provider_mappings', 'status']) t.ok(field in type, `has ${field}`);
+  for (const field of ['id', 'name', 'description', 'category', 'subcategory', 'ocsf', 'security_attributes', 'provider_mappings', 'status'])
+    t.ok(field in type, `has ${field}`);
   t.match(type.id, /^[a-z]+\.[a-z0-9_]+\.[a-z0-9_]+$/, 'dotted id');
   t.same(sortedKeys(type.ocsf), ['object', 'profile']);
 
   const aws = registry.artifactTypes({ category: 'cloud', provider: 'aws' });
   const filtered = await api.get('/v1/artifact-types?category=cloud&provider=aws&per_page=100');
   t.equal(filtered.body.meta.total, aws.total, 'category and provider');
-  t.ok(filtered.body.data.every((a: { category: string; provider_mappings: Array<{ provider: string }> }) => a.category === 'cloud' && a.provider_mappings.some((m) => m.provider === 'aws')));
+  t.ok(
+    filtered.body.data.every(
+      (a: { category: string; provider_mappings: Array<{ provider: string }> }) =>
+        a.category === 'cloud' && a.provider_mappings.some((m) => m.provider === 'aws'),
+    ),
+  );
   const sub = all.items[0].subcategory;
   const bySub = await api.get(`/v1/artifact-types?subcategory=${sub}&per_page=100`);
   t.equal(bySub.body.meta.total, registry.artifactTypes({ subcategory: sub }).total, 'subcategory');
@@ -60,7 +66,9 @@ t.test('GET /v1/artifact-types', async (t) => {
   const beyond = await api.get(`/v1/artifact-types?per_page=100&page=${lastPage + 1}`);
   t.same(beyond.body.data, []);
 
-  expectInvalid(t, await api.get('/v1/artifact-types?category=mainframe'), 'category', { valid_values: ['cloud', 'endpoint', 'network', 'application', 'data', 'identity'] });
+  expectInvalid(t, await api.get('/v1/artifact-types?category=mainframe'), 'category', {
+    valid_values: ['cloud', 'endpoint', 'network', 'application', 'data', 'identity'],
+  });
   expectInvalid(t, await api.get('/v1/artifact-types?provider=ibm'), 'provider', { valid_values: ['aws', 'azure', 'gcp', 'oci', 'alibaba'] });
   expectInvalid(t, await api.get('/v1/artifact-types?per_page=101'), 'per_page');
 });
@@ -87,7 +95,11 @@ t.test('GET /v1/artifact-types/:id and POST /v1/artifact-types/resolve', async (
   const ref = { id: withMappings.id, name: withMappings.name, category: withMappings.category, subcategory: withMappings.subcategory };
   t.same(resolved.body.data[0], { provider: 'aws', resource_type: mapping.resource_type, artifact_type: ref, matched: true });
   t.equal(resolved.body.data[1].matched, true, 'provider and resource type compared case-insensitively');
-  t.same(resolved.body.data[2], { provider: 'aws', resource_type: 'AWS::Nope::Nope', artifact_type: null, matched: false }, 'unmatched: matched false, artifact_type null');
+  t.same(
+    resolved.body.data[2],
+    { provider: 'aws', resource_type: 'AWS::Nope::Nope', artifact_type: null, matched: false },
+    'unmatched: matched false, artifact_type null',
+  );
   t.equal(resolved.body.data[3].matched, false, 'an unknown provider is unmatched, not an error');
   t.same(resolved.body.meta, { ...versionMeta, total_requested: 4, total_matched: 2 });
 
@@ -104,7 +116,19 @@ t.test('GET /v1/finding-templates and /v1/finding-templates/:id', async (t) => {
   t.equal(res.status, 200);
   t.same(res.body.meta, { ...versionMeta, total: all.total, page: 1, per_page: 50 });
   const template = res.body.data[0];
-  t.same(sortedKeys(template), ['applicable_artifacts', 'category', 'description', 'detection', 'id', 'remediation', 'severity', 'signal_id', 'status', 'title', 'version']);
+  t.same(sortedKeys(template), [
+    'applicable_artifacts',
+    'category',
+    'description',
+    'detection',
+    'id',
+    'remediation',
+    'severity',
+    'signal_id',
+    'status',
+    'title',
+    'version',
+  ]);
   t.same(sortedKeys(template.detection), ['criteria', 'method']);
   t.same(sortedKeys(template.remediation), ['description', 'steps']);
 
@@ -119,10 +143,17 @@ t.test('GET /v1/finding-templates and /v1/finding-templates/:id', async (t) => {
   ] as const) {
     const filtered = await api.get(`/v1/finding-templates?${name}=${value}&per_page=100`);
     t.equal(filtered.body.meta.total, registry.findingTemplates(filter).total, `${name} filter`);
-    t.ok(filtered.body.data.some((f: { id: string }) => f.id === sample.id), `${name}: the sample matches`);
+    t.ok(
+      filtered.body.data.some((f: { id: string }) => f.id === sample.id),
+      `${name}: the sample matches`,
+    );
   }
   const byText = await api.get(`/v1/finding-templates?q=${encodeURIComponent(sample.id.toLowerCase())}`);
-  t.same(byText.body.data.map((f: { id: string }) => f.id), [sample.id], 'q searches ids');
+  t.same(
+    byText.body.data.map((f: { id: string }) => f.id),
+    [sample.id],
+    'q searches ids',
+  );
 
   const lastPage = Math.ceil(all.total / 100);
   const last = await api.get(`/v1/finding-templates?per_page=100&page=${lastPage}`);
@@ -195,8 +226,14 @@ t.test('GET /v1/tool-mappings/lookup resolves other spellings of a rule id throu
     t.equal(res.status, 200);
     t.same(res.body.data, canonical, `${spelling} answers as KSV-0001`);
   }
-  const fsbp = await api.get(`/v1/tool-mappings/lookup?tool_id=aws-security-hub&rule_id=${encodeURIComponent('aws-foundational-security-best-practices/v/1.0.0/S3.1')}`);
-  t.same(fsbp.body.data.map((m: { rule_id: string }) => m.rule_id), ['S3.1'], 'a per-standard Security Hub id answers as the consolidated control');
+  const fsbp = await api.get(
+    `/v1/tool-mappings/lookup?tool_id=aws-security-hub&rule_id=${encodeURIComponent('aws-foundational-security-best-practices/v/1.0.0/S3.1')}`,
+  );
+  t.same(
+    fsbp.body.data.map((m: { rule_id: string }) => m.rule_id),
+    ['S3.1'],
+    'a per-standard Security Hub id answers as the consolidated control',
+  );
   const resolved = registry.resolveToolRule('kube-bench', '1.2.1', { benchmark: '1.23' });
   t.equal(resolved?.rule_id, 'cis-1.23/1.2.1', 'a bare kube-bench number resolves with the benchmark');
   t.equal(resolved?.matched_by, 'form');
@@ -210,13 +247,17 @@ t.test('GET /v1/security-tools', async (t) => {
   t.equal(res.status, 200);
   t.same(res.body.meta, { ...versionMeta, total: tools.length });
   const tool = res.body.data[0];
-  for (const field of ['id', 'name', 'vendor', 'category', 'description', 'website', 'supported_platforms', 'output_formats', 'mapping_count']) t.ok(field in tool, `has ${field}`);
+  for (const field of ['id', 'name', 'vendor', 'category', 'description', 'website', 'supported_platforms', 'output_formats', 'mapping_count'])
+    t.ok(field in tool, `has ${field}`);
   t.equal(tool.mapping_count, registry.toolMappings({ tool_id: tool.id }).total, 'mapping_count counts the tool mappings');
 
   const byCategory = await api.get(`/v1/security-tools?category=${tool.category}`);
   t.same(byCategory.body.data, registry.tools({ category: tool.category }));
   const byText = await api.get(`/v1/security-tools?q=${encodeURIComponent(tool.vendor.toUpperCase())}`);
-  t.ok(byText.body.data.some((x: { id: string }) => x.id === tool.id), 'q searches the vendor');
+  t.ok(
+    byText.body.data.some((x: { id: string }) => x.id === tool.id),
+    'q searches the vendor',
+  );
   const paged = await api.get('/v1/security-tools?page=2&per_page=1');
   t.equal(paged.body.data.length, tools.length, 'no pagination: page parameters are ignored');
   expectInvalid(t, await api.get('/v1/security-tools?category=antivirus'), 'category', { valid_values: TOOL_CATEGORIES });

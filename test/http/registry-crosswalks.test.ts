@@ -12,7 +12,10 @@ t.teardown(async () => {
 const api = client(service, await service.key('pro'));
 const community = client(service, await service.key('community'));
 const versionMeta = { version: registry.manifest.registry_version, generated_at: registry.manifest.built_at };
-const gapCodes = registry.frameworks().filter((f) => f.gap_analysis).map((f) => f.code);
+const gapCodes = registry
+  .frameworks()
+  .filter((f) => f.gap_analysis)
+  .map((f) => f.code);
 
 t.test('Pro tier gate', async (t) => {
   for (const path of ['/v1/crosswalks', '/v1/crosswalks/controls?framework_a=HIPAA&framework_b=SOC2', '/v1/crosswalks/signals']) {
@@ -29,7 +32,10 @@ t.test('GET /v1/crosswalks: overlap list, one framework, one pair', async (t) =>
   t.same(sortedKeys(res.body.data.overlaps[0]), ['crosswalk_count', 'framework_a', 'framework_b', 'overlap_percentage', 'shared_signals']);
   t.same(sortedKeys(stats), ['average_overlap', 'frameworks_analyzed', 'total_crosswalks']);
   const percentages: number[] = res.body.data.overlaps.map((o: { overlap_percentage: number }) => o.overlap_percentage);
-  t.ok(percentages.every((p, i) => i === 0 || p <= percentages[i - 1]), 'highest overlap first');
+  t.ok(
+    percentages.every((p, i) => i === 0 || p <= percentages[i - 1]),
+    'highest overlap first',
+  );
 
   const tail = await api.get(`/v1/crosswalks?limit=100&offset=${overlaps.length - 5}`);
   t.equal(tail.body.data.overlaps.length, 5, 'the last window');
@@ -37,7 +43,10 @@ t.test('GET /v1/crosswalks: overlap list, one framework, one pair', async (t) =>
 
   const ofOne = await api.get('/v1/crosswalks?framework_a=nist-csf&limit=100');
   t.equal(ofOne.body.meta.total, gapCodes.length - 1, 'every other gap framework');
-  t.ok(ofOne.body.data.overlaps.every((o: { framework_a: string }) => o.framework_a === 'NISTCSF'), 'oriented from framework_a');
+  t.ok(
+    ofOne.body.data.overlaps.every((o: { framework_a: string }) => o.framework_a === 'NISTCSF'),
+    'oriented from framework_a',
+  );
 
   const pair = await api.get('/v1/crosswalks?framework_a=HIPAA&framework_b=nist-csf');
   t.equal(pair.status, 200);
@@ -91,7 +100,9 @@ t.test('GET /v1/crosswalks/controls', async (t) => {
   expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_b=ISO27001'), 'framework_a', { value: null });
   expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_a=NISTCSF'), 'framework_b', { value: null });
   expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_a=NOPE&framework_b=ISO27001'), 'framework_a');
-  expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_a=NISTCSF&framework_b=ISO27001&relationship=same'), 'relationship', { valid_values: ['equivalent', 'related', 'partial'] });
+  expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_a=NISTCSF&framework_b=ISO27001&relationship=same'), 'relationship', {
+    valid_values: ['equivalent', 'related', 'partial'],
+  });
   expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_a=NISTCSF&framework_b=ISO27001&min_strength=2'), 'min_strength');
   expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_a=NISTCSF&framework_b=ISO27001&limit=201'), 'limit');
   expectInvalid(t, await api.get('/v1/crosswalks/controls?framework_a=NISTCSF&framework_b=ISO27001&offset=-1'), 'offset');
@@ -105,7 +116,10 @@ t.test('GET /v1/crosswalks/signals', async (t) => {
   t.same(sortedKeys(res.body.data.summary.by_framework_count), ['2_frameworks', '3_frameworks', '4_plus_frameworks']);
   t.same(res.body.meta, { ...versionMeta, total: all.total, limit: 50, offset: 0, has_more: all.total > 50 });
   t.same(sortedKeys(res.body.data.signals[0]), ['controls_by_framework', 'framework_count', 'frameworks', 'signal_id'], 'list records omit is_multi_framework');
-  t.ok(res.body.data.signals.every((s: { framework_count: number }) => s.framework_count >= 2), 'default min_frameworks 2');
+  t.ok(
+    res.body.data.signals.every((s: { framework_count: number }) => s.framework_count >= 2),
+    'default min_frameworks 2',
+  );
 
   const wide = await api.get('/v1/crosswalks/signals?min_frameworks=4&framework=hipaa&limit=200');
   const expected = registry.signalCoverages({ min_frameworks: 4, framework: 'HIPAA' });

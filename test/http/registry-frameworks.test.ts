@@ -18,7 +18,11 @@ t.test('GET /v1/frameworks', async (t) => {
   const res = await community.get('/v1/frameworks');
   t.equal(res.status, 200, 'any tier');
   t.same(res.body.meta, { total: frameworks.length });
-  t.same(res.body.data.map((f: { code: string }) => f.code), codes, 'registry order');
+  t.same(
+    res.body.data.map((f: { code: string }) => f.code),
+    codes,
+    'registry order',
+  );
   for (const f of res.body.data) {
     for (const field of ['code', 'name', 'version', 'category', 'control_count', 'description']) t.ok(field in f, `${f.code} has ${field}`);
     t.ok(['healthcare', 'financial', 'government', 'general'].includes(f.category));
@@ -41,7 +45,12 @@ t.test('GET /v1/frameworks/:code/controls', async (t) => {
   for (const spelling of ['NISTCSF', 'NIST-CSF', 'nist-csf', 'nistcsf']) {
     const res = await community.get(`/v1/frameworks/${spelling}/controls?per_page=5`);
     t.equal(res.status, 200, `${spelling} accepted`);
-    t.same(res.body.data.framework, { code: 'NISTCSF', name: frameworks.find((f) => f.code === 'NISTCSF')!.name, version: frameworks.find((f) => f.code === 'NISTCSF')!.version, custom: false });
+    t.same(res.body.data.framework, {
+      code: 'NISTCSF',
+      name: frameworks.find((f) => f.code === 'NISTCSF')!.name,
+      version: frameworks.find((f) => f.code === 'NISTCSF')!.version,
+      custom: false,
+    });
   }
   const res = await community.get('/v1/frameworks/NISTCSF/controls');
   t.same(res.body.meta, { total: controls.length, page: 1, per_page: 50, total_pages: Math.ceil(controls.length / 50) });
@@ -62,7 +71,9 @@ t.test('GET /v1/frameworks/:code/controls', async (t) => {
   t.equal(byCategory.body.meta.total, registry.controls('HIPAA', category).length, 'category filter, any case');
   t.ok(byCategory.body.data.controls.every((c: { category: string }) => c.category === category));
 
-  expectInvalid(t, await community.get('/v1/frameworks/HIPAA/controls?category=Nope'), 'category', { valid_values: registry.framework('HIPAA')!.control_categories });
+  expectInvalid(t, await community.get('/v1/frameworks/HIPAA/controls?category=Nope'), 'category', {
+    valid_values: registry.framework('HIPAA')!.control_categories,
+  });
   expectInvalid(t, await community.get('/v1/frameworks/HIPAA/controls?per_page=101'), 'per_page');
   expectInvalid(t, await community.get('/v1/frameworks/HIPAA/controls?page=0'), 'page');
   expectNotFound(t, await community.get('/v1/frameworks/NOPE/controls'), 'Framework', 'NOPE');
@@ -119,13 +130,17 @@ t.test('GET /v1/controls/:id (Pro)', async (t) => {
     t.ok(field in detail, `detail has ${field}`);
   }
   t.equal(detail.framework, 'HIPAA');
-  for (const field of ['signal_id', 'confidence', 'relationship', 'title', 'severity', 'rationale']) t.ok(field in detail.mapped_signals[0], `mapped signal has ${field}`);
+  for (const field of ['signal_id', 'confidence', 'relationship', 'title', 'severity', 'rationale'])
+    t.ok(field in detail.mapped_signals[0], `mapped signal has ${field}`);
   const signal = registry.signal(detail.mapped_signals[0].signal_id)!;
   t.equal(detail.mapped_signals[0].title, signal.title);
   for (const related of detail.related_controls) t.ok('framework' in related && 'control_id' in related && 'title' in related);
   t.same(detail, registry.control('HIPAA', unique.id));
 
-  const ambiguousId = registry.controls('PCIDSS').map((c) => c.id).find((id) => registry.frameworksOfControlId(id).length > 1);
+  const ambiguousId = registry
+    .controls('PCIDSS')
+    .map((c) => c.id)
+    .find((id) => registry.frameworksOfControlId(id).length > 1);
   if (ambiguousId) {
     const candidates = registry.frameworksOfControlId(ambiguousId);
     const refused = await pro.get(`/v1/controls/${encodeURIComponent(ambiguousId)}`);

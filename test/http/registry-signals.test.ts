@@ -21,7 +21,11 @@ t.test('GET /v1/signals: list fields, id order, paging meta', async (t) => {
   t.equal(res.status, 200);
   t.equal(res.body.data.length, 20, 'default per_page 20');
   t.same(res.body.meta, { total: allIds.length, page: 1, per_page: 20, total_pages: Math.ceil(allIds.length / 20) });
-  t.same(res.body.data.map((s: { id: string }) => s.id), allIds.slice(0, 20), 'id order');
+  t.same(
+    res.body.data.map((s: { id: string }) => s.id),
+    allIds.slice(0, 20),
+    'id order',
+  );
   // Spec 2.2: list items carry the list fields only.
   for (const item of res.body.data) t.same(sortedKeys(item), LIST_FIELDS);
   t.same(res.body.data[0], registry.signalItem(allIds[0]));
@@ -63,7 +67,10 @@ t.test('GET /v1/signals: filters', async (t) => {
 
   const combined = await api.get(`/v1/signals?domain=${sample.domain}&category=${sample.category}&severity=${sample.severity}`);
   t.equal(combined.body.meta.total, registry.signalIds({ domain: sample.domain, category: sample.category, severity: sample.severity }).length);
-  t.ok(combined.body.data.some((s: { id: string }) => s.id === sample.id), 'filters combine');
+  t.ok(
+    combined.body.data.some((s: { id: string }) => s.id === sample.id),
+    'filters combine',
+  );
 
   expectInvalid(t, await api.get('/v1/signals?domain=NOPE'), 'domain', { valid_values: DOMAIN_CODES, value: 'NOPE' });
   expectInvalid(t, await api.get('/v1/signals?category=NOPE'), 'category', { valid_values: SIGNAL_CATEGORIES });
@@ -88,13 +95,20 @@ t.test('GET /v1/signals/:id/mappings', async (t) => {
   t.equal(res.status, 200);
   t.equal(res.body.data.signal_id, sample.id);
   t.same(res.body.data.mappings, registry.mappingsOfSignal(sample.id));
-  for (const field of ['signal_id', 'framework', 'control_id', 'control_title', 'relationship', 'confidence', 'rationale']) t.ok(field in res.body.data.mappings[0], `mapping has ${field}`);
+  for (const field of ['signal_id', 'framework', 'control_id', 'control_title', 'relationship', 'confidence', 'rationale'])
+    t.ok(field in res.body.data.mappings[0], `mapping has ${field}`);
 
   const framework = registry.mappingsOfSignal(sample.id)[0].framework;
-  const listing = registry.frameworks().find((f) => f.code === framework)!.listing_code.toLowerCase();
+  const listing = registry
+    .frameworks()
+    .find((f) => f.code === framework)!
+    .listing_code.toLowerCase();
   const one = await api.get(`/v1/signals/${sample.id}/mappings?framework=${listing}`);
   t.ok(one.body.data.mappings.length > 0, 'framework in listing spelling, lower case');
-  t.ok(one.body.data.mappings.every((m: { framework: string }) => m.framework === framework), 'answers with the canonical code');
+  t.ok(
+    one.body.data.mappings.every((m: { framework: string }) => m.framework === framework),
+    'answers with the canonical code',
+  );
 
   expectInvalid(t, await api.get(`/v1/signals/${sample.id}/mappings?framework=NOPE`), 'framework', { valid_values: registry.frameworks().map((f) => f.code) });
   expectNotFound(t, await api.get('/v1/signals/CSR-NOPE-001/mappings'), 'Signal', 'CSR-NOPE-001');
@@ -125,8 +139,23 @@ t.test('GET /v1/mappings', async (t) => {
   const res = await api.get('/v1/mappings');
   t.equal(res.status, 200);
   t.same(res.body.meta, { total: all.total, page: 1, per_page: 50, filters_applied: { framework: null, min_confidence: 0 } });
-  t.same(res.body.data.map((m: { id: string }) => m.id), all.items.map((m) => m.id), 'mapping id order');
-  t.same(sortedKeys(res.body.data[0]), ['confidence', 'control_id', 'control_title', 'derived', 'framework', 'id', 'provenance', 'rationale', 'relationship', 'signal_id']);
+  t.same(
+    res.body.data.map((m: { id: string }) => m.id),
+    all.items.map((m) => m.id),
+    'mapping id order',
+  );
+  t.same(sortedKeys(res.body.data[0]), [
+    'confidence',
+    'control_id',
+    'control_title',
+    'derived',
+    'framework',
+    'id',
+    'provenance',
+    'rationale',
+    'relationship',
+    'signal_id',
+  ]);
 
   const pci = registry.mappings({ framework: 'PCIDSS', min_confidence: 0.85 });
   const filtered = await api.get('/v1/mappings?framework=pci-dss&min_confidence=0.85&per_page=100');
@@ -182,7 +211,11 @@ t.test('GET /v1/domains and /v1/domains/:id', async (t) => {
   const res = await api.get('/v1/domains');
   t.equal(res.status, 200);
   t.equal(res.body.meta.total, registry.domains().length);
-  t.same(res.body.data.map((d: { id: string }) => d.id), [...DOMAIN_CODES], 'the 11 gap frameworks in spec order, then GEN');
+  t.same(
+    res.body.data.map((d: { id: string }) => d.id),
+    [...DOMAIN_CODES],
+    'the 11 gap frameworks in spec order, then GEN',
+  );
   for (const domain of res.body.data) t.same(sortedKeys(domain), ['categories', 'id', 'name', 'signal_count']);
   const hipaaCount = res.body.data.find((d: { id: string }) => d.id === 'HIPAA').signal_count;
   t.equal(hipaaCount, registry.signalIds({ domain: 'HIPAA' }).length);
@@ -207,13 +240,22 @@ t.test('GET /v1/search', async (t) => {
   t.equal(res.body.data[0].score, 1, 'the best hit scores 1');
   t.same(sortedKeys(res.body.data[0]), ['domain', 'id', 'score', 'severity', 'title']);
   const scores: number[] = res.body.data.map((h: { score: number }) => h.score);
-  t.ok(scores.every((s, i) => s >= 0 && s <= 1 && (i === 0 || s <= scores[i - 1])), 'scores in 0..1, ranked');
+  t.ok(
+    scores.every((s, i) => s >= 0 && s <= 1 && (i === 0 || s <= scores[i - 1])),
+    'scores in 0..1, ranked',
+  );
   const exact = await api.get(`/v1/search?q=${encodeURIComponent(sample.title)}&per_page=5`);
-  t.ok(exact.body.data.some((h: { id: string }) => h.id === sample.id), 'a title finds its signal');
+  t.ok(
+    exact.body.data.some((h: { id: string }) => h.id === sample.id),
+    'a title finds its signal',
+  );
 
   const inDomain = await api.get(`/v1/search?q=${encodeURIComponent(q)}&domain=${sample.domain}&per_page=100`);
   t.equal(inDomain.body.meta.total, registry.search(q, { domain: sample.domain }).length);
-  t.ok(inDomain.body.data.every((h: { domain: string }) => h.domain === sample.domain), 'domain filter');
+  t.ok(
+    inDomain.body.data.every((h: { domain: string }) => h.domain === sample.domain),
+    'domain filter',
+  );
 
   const lastPage = Math.ceil(hits.length / 100);
   const beyond = await api.get(`/v1/search?q=${encodeURIComponent(q)}&per_page=100&page=${lastPage + 1}`);
@@ -231,7 +273,17 @@ t.test('GET /v1/stats', async (t) => {
   const res = await api.get('/v1/stats');
   t.equal(res.status, 200);
   t.same(res.body.data, registry.stats());
-  t.same(sortedKeys(res.body.data), ['by_domain', 'by_severity', 'categories', 'domains', 'last_updated', 'registry_version', 'spec_version', 'total_mappings', 'total_signals']);
+  t.same(sortedKeys(res.body.data), [
+    'by_domain',
+    'by_severity',
+    'categories',
+    'domains',
+    'last_updated',
+    'registry_version',
+    'spec_version',
+    'total_mappings',
+    'total_signals',
+  ]);
   t.equal(res.body.data.total_signals, allIds.length);
   t.equal(res.body.data.domains, DOMAIN_CODES.length);
   t.ok(!Number.isNaN(Date.parse(res.body.data.last_updated)), 'last_updated is ISO 8601');
@@ -256,4 +308,3 @@ t.test('a superseded 1.0.0 signal still answers, naming its successors', async (
     t.notOk('superseded_by' in next.body.data, 'an active signal has no superseded_by');
   }
 });
-

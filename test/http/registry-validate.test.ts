@@ -16,7 +16,14 @@ const api = client(service, await service.key('community'));
 const signal = registry.signal(registry.signalIds()[0])!;
 const mapping = registry.mappingsOfSignal(signal.id)[0];
 const artifact = registry.artifactTypes({ provider: 'aws' }, { offset: 0, limit: 1 }).items[0];
-const finding = { id: 'f-1', signal_id: signal.id, status: 'open', observed_at: '2026-11-01T10:00:00Z', severity: { level: 'high', score: 7.5 }, artifact: { type: 'cloud.storage.bucket', id: 'arn:aws:s3:::b', provider: 'aws' } };
+const finding = {
+  id: 'f-1',
+  signal_id: signal.id,
+  status: 'open',
+  observed_at: '2026-11-01T10:00:00Z',
+  severity: { level: 'high', score: 7.5 },
+  artifact: { type: 'cloud.storage.bucket', id: 'arn:aws:s3:::b', provider: 'aws' },
+};
 
 t.test('POST /v1/validate: registry objects are valid against their schemas', async (t) => {
   for (const [schema, data] of [
@@ -56,18 +63,30 @@ t.test('POST /v1/validate: errors with JSON pointer, message and keyword', async
       ['/confidence', 'maximum'],
     ],
   );
-  const findingRes = await api.post('/v1/validate', { schema: 'finding', data: { id: 'f', signal_id: 'not-a-signal', status: 'closed', observed_at: 'yesterday' } });
+  const findingRes = await api.post('/v1/validate', {
+    schema: 'finding',
+    data: { id: 'f', signal_id: 'not-a-signal', status: 'closed', observed_at: 'yesterday' },
+  });
   t.same(findingRes.body.data.errors.map((e: { path: string }) => e.path).sort(), ['/observed_at', '/signal_id', '/status']);
-  const artifactRes = await api.post('/v1/validate', { schema: 'artifact', data: { ...artifact, id: 'NotDotted', provider_mappings: [{ provider: 'ibm', resource_type: 'x' }] } });
-  t.same(artifactRes.body.data.errors.map((e: { path: string; keyword: string }) => [e.path, e.keyword]), [
-    ['/id', 'pattern'],
-    ['/provider_mappings/0/provider', 'enum'],
-  ]);
+  const artifactRes = await api.post('/v1/validate', {
+    schema: 'artifact',
+    data: { ...artifact, id: 'NotDotted', provider_mappings: [{ provider: 'ibm', resource_type: 'x' }] },
+  });
+  t.same(
+    artifactRes.body.data.errors.map((e: { path: string; keyword: string }) => [e.path, e.keyword]),
+    [
+      ['/id', 'pattern'],
+      ['/provider_mappings/0/provider', 'enum'],
+    ],
+  );
 
   const notObject = await api.post('/v1/validate', { schema: 'finding', data: 'text' });
   t.same(notObject.body.data.errors, [{ path: '', message: 'must be object', keyword: 'type' }], 'a non-object is invalid, not a 400');
 
-  expectInvalid(t, await api.post('/v1/validate', { schema: 'control', data: {} }), 'schema', { valid_values: ['signal', 'finding', 'artifact', 'mapping'], value: 'control' });
+  expectInvalid(t, await api.post('/v1/validate', { schema: 'control', data: {} }), 'schema', {
+    valid_values: ['signal', 'finding', 'artifact', 'mapping'],
+    value: 'control',
+  });
   expectInvalid(t, await api.post('/v1/validate', { schema: 'signal' }), 'data', { value: null });
   expectInvalid(t, await api.post('/v1/validate', { data: {} }), 'schema', { value: null });
 });
@@ -88,7 +107,11 @@ t.test('POST /v1/validate/batch: inline and in the worker pool', async (t) => {
   t.equal(small.status, 200);
   t.same(small.body.data.summary, { total: 3, valid: 2, invalid: 1 });
   t.same(small.body.data.results[0], { index: 0, valid: true });
-  t.same(small.body.data.results[1], { index: 1, valid: false, errors: [{ path: '/signal_id', message: "must have required property 'signal_id'", keyword: 'required' }] });
+  t.same(small.body.data.results[1], {
+    index: 1,
+    valid: false,
+    errors: [{ path: '/signal_id', message: "must have required property 'signal_id'", keyword: 'required' }],
+  });
   t.equal(small.body.data.schema_type, 'finding');
   t.equal(small.body.data.schema_version, '1.0.0');
   t.same(pooled, [], `up to ${INLINE_BATCH_MAX_ITEMS} items run inline`);
@@ -98,7 +121,11 @@ t.test('POST /v1/validate/batch: inline and in the worker pool', async (t) => {
   t.equal(large.status, 200);
   t.same(pooled, ['validateBatch'], 'a larger batch runs in the pool');
   t.same(large.body.data.summary, { total: 100, valid: 90, invalid: 10 });
-  t.same(large.body.data.results[10], { index: 10, valid: false, errors: [{ path: '/status', message: 'must be one of open, in_progress, resolved, accepted, false_positive', keyword: 'enum' }] });
+  t.same(large.body.data.results[10], {
+    index: 10,
+    valid: false,
+    errors: [{ path: '/status', message: 'must be one of open, in_progress, resolved, accepted, false_positive', keyword: 'enum' }],
+  });
   t.same(
     large.body.data.results.map((r: { index: number }) => r.index),
     items.map((_, i) => i),

@@ -63,7 +63,10 @@ t.match(whole.body.data.summary.findings, { submitted: 6000 }, 'every finding wa
 t.test('a declared length, the body in 13 pieces with pauses between', async (t) => {
   const size = Math.ceil(body.length / 13);
   const pieces = Array.from({ length: 13 }, (_, i) => body.subarray(i * size, (i + 1) * size));
-  const answer = await sendRaw(`POST /v1/gap-analysis HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, pieces);
+  const answer = await sendRaw(
+    `POST /v1/gap-analysis HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    pieces,
+  );
   t.equal(answer.status, 200);
   t.equal(assessed(JSON.parse(answer.body)), expected, 'the same assessment as the body sent at once');
 });
@@ -83,7 +86,10 @@ t.test('chunked transfer coding, no Content-Length', async (t) => {
     pieces.push(Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]));
   }
   pieces.push(Buffer.from('0\r\n\r\n'));
-  const answer = await sendRaw(`POST /v1/gap-analysis HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, pieces);
+  const answer = await sendRaw(
+    `POST /v1/gap-analysis HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    pieces,
+  );
   t.equal(answer.status, 200);
   t.equal(assessed(JSON.parse(answer.body)), expected);
 });
@@ -93,7 +99,9 @@ t.test('a client that leaves mid-body costs nothing: the service answers the nex
   const socket = connect(Number(port), hostname);
   socket.on('error', () => {});
   await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(`POST /v1/gap-analysis HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  socket.write(
+    `POST /v1/gap-analysis HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
   // Half the body handed to the kernel, then the client goes.
   await new Promise((resolve) => socket.write(body.subarray(0, body.length >> 1), resolve));
   socket.destroy();

@@ -23,7 +23,11 @@ const ids = testRegistry().signalIds();
 const bodyOf = (count: number) => ({
   frameworks: ALL,
   // Ids with quotes, backslashes and brackets: the cut must not be misled by what strings hold.
-  findings: Array.from({ length: count }, (_, i) => finding(i % 5 ? `v-${i}` : `v-"{[${i}]}",\\`, ids[(i * 31) % ids.length], i % 3 ? 'open' : 'resolved', { artifact: { type: 'cloud.storage.object_bucket', id: `b-${i % 7}`, provider: 'aws' } })),
+  findings: Array.from({ length: count }, (_, i) =>
+    finding(i % 5 ? `v-${i}` : `v-"{[${i}]}",\\`, ids[(i * 31) % ids.length], i % 3 ? 'open' : 'resolved', {
+      artifact: { type: 'cloud.storage.object_bucket', id: `b-${i % 7}`, provider: 'aws' },
+    }),
+  ),
   options: { include_evidence_requirements: true },
 });
 
@@ -40,9 +44,31 @@ t.test('create and get answer either variant alone; what is stored is both', asy
       t.equal(created.status, 200, `${count} findings, ?variant=${variant}`);
       const id = (created.body.data.analysis_id ?? created.body.data.id) as string;
       const union = await storedUnion(service, key, id);
-      t.same(Object.keys(union.data), ['analysis_id', 'id', 'created_at', 'status', 'frameworks_requested', 'options', 'summary', 'posture', 'frameworks', 'by_framework', 'cross_framework_insights', 'cross_framework', 'resources'], `${count}/${variant}: the stored analysis has both variants`);
+      t.same(
+        Object.keys(union.data),
+        [
+          'analysis_id',
+          'id',
+          'created_at',
+          'status',
+          'frameworks_requested',
+          'options',
+          'summary',
+          'posture',
+          'frameworks',
+          'by_framework',
+          'cross_framework_insights',
+          'cross_framework',
+          'resources',
+        ],
+        `${count}/${variant}: the stored analysis has both variants`,
+      );
       const want = expectedVariant(union, variant);
-      t.equal(created.text, JSON.stringify(want), `${count}/${variant}: the answer is the union without Variant ${variant === 'a' ? 'B' : 'A'}'s members, byte for byte`);
+      t.equal(
+        created.text,
+        JSON.stringify(want),
+        `${count}/${variant}: the answer is the union without Variant ${variant === 'a' ? 'B' : 'A'}'s members, byte for byte`,
+      );
       for (const other of ['a', 'b'] as const) {
         const got = await call(service, 'GET', `/v1/gap-analysis/${id}?variant=${other}`, { key });
         t.equal(got.text, JSON.stringify(expectedVariant(union, other)), `${count}: GET ?variant=${other} of an analysis created with ?variant=${variant}`);
@@ -107,7 +133,11 @@ t.test('scanner import answers in the variant asked for; the parameter is not an
   const service = await startTestService();
   t.teardown(() => service.close());
   const key = await service.key('enterprise');
-  const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=prowler-csv&variant=b', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
+  const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=prowler-csv&variant=b', {
+    key,
+    rawBody: fixture('prowler.csv'),
+    headers: { 'content-type': 'text/csv' },
+  });
   t.equal(res.status, 200, res.text.slice(0, 200));
   const union = await storedUnion(service, key, res.body.data.id);
   t.equal(res.text, JSON.stringify(expectedVariant(union, 'b')));

@@ -41,8 +41,19 @@ t.test('a second server on a taken port refuses to start and names PORT', async 
   t.equal(process2.status, 1, 'the second process exits 1');
   t.match(process2.stderr, new RegExp(`PORT=${first.port} is taken`), `stderr: ${process2.stderr.trim()}`);
 
-  const config = loadConfig({ ...process.env, PORT: String(first.port), HOST: '127.0.0.1', DATA_DIR: tempDir(t, 'csr-second-'), LOG_LEVEL: 'silent', WORKERS: '1' });
-  await t.rejects(startService(config, { log: createLogger('silent') }), { message: new RegExp(`PORT=${first.port} is taken`) }, 'in process too, after closing what it opened');
+  const config = loadConfig({
+    ...process.env,
+    PORT: String(first.port),
+    HOST: '127.0.0.1',
+    DATA_DIR: tempDir(t, 'csr-second-'),
+    LOG_LEVEL: 'silent',
+    WORKERS: '1',
+  });
+  await t.rejects(
+    startService(config, { log: createLogger('silent') }),
+    { message: new RegExp(`PORT=${first.port} is taken`) },
+    'in process too, after closing what it opened',
+  );
 
   const statuses = await Promise.all(Array.from({ length: 20 }, () => call(first, 'GET', '/v1/stats', { key }).then((r) => r.status)));
   t.same(statuses, Array(20).fill(200), 'every request still reaches the first server');
@@ -69,7 +80,11 @@ t.test('DATA_DIR: one resolution for the server and the CLI', async (t) => {
   t.equal((await call(service, 'GET', '/v1/stats', { key })).status, 200, 'the server reads the key the CLI made');
 
   const listed = runNode([csr, 'accounts', 'list'], {}, { cwd: elsewhere });
-  t.match(listed.stderr, `csr: data directory ${join(projectRoot, 'data')} (default; set DATA_DIR to choose)`, 'without DATA_DIR: the project default, not the working directory');
+  t.match(
+    listed.stderr,
+    `csr: data directory ${join(projectRoot, 'data')} (default; set DATA_DIR to choose)`,
+    'without DATA_DIR: the project default, not the working directory',
+  );
 });
 
 t.test('start-up failures name the variable and the path', async (t) => {
@@ -91,7 +106,10 @@ t.test('start-up failures name the variable and the path', async (t) => {
   chmodSync(base, 0o755);
   chmodSync(readOnly, 0o555);
   const asOther = process.getuid?.() === 0 ? { uid: 65534 } : {};
-  for (const [label, args] of [['server', [server]], ['csr keys list', [csr, 'keys', 'list']]] as const) {
+  for (const [label, args] of [
+    ['server', [server]],
+    ['csr keys list', [csr, 'keys', 'list']],
+  ] as const) {
     const run = runNode([...args], { PORT: '0', DATA_DIR: readOnly }, asOther);
     t.equal(run.status, 1, `${label} exits 1`);
     t.match(run.stderr, `data directory ${readOnly} (DATA_DIR) is not writable`, `${label}: ${run.stderr.trim().split('\n').at(-1)}`);
@@ -110,7 +128,10 @@ t.test('a restart on the same port works: the exclusive listen socket is release
   // restart ends the old process, which closes every connection.
   await first.close();
   const dataDir = tempDir(t, 'csr-again-');
-  const child = spawn(process.execPath, [server], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [server], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // Stopped even when an assertion fails first, so no server outlives the test.
   t.teardown(() => {
@@ -126,7 +147,10 @@ t.test('a restart on the same port works: the exclusive listen socket is release
     void exited.then(() => resolve(false));
   });
   t.ok(listening, 'the second server listens');
-  const status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
+  const status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+    (r) => r.status,
+    () => 0,
+  );
   t.equal(status, 200, 'the port is free again once the first server stopped');
   child.kill('SIGTERM');
   t.equal(await exited, 0);

@@ -7,7 +7,10 @@ import { pdfToText, readWorkbook } from '../export/read-back.js';
 /** A Prowler CSV of `rows` failing results on distinct buckets: large enough to go to the worker pool. */
 function bigProwlerCsv(rows: number): string {
   const lines = ['CHECK_ID;STATUS;SEVERITY;RESOURCE_UID;RESOURCE_TYPE;PROVIDER;TIMESTAMP'];
-  for (let i = 0; i < rows; i++) lines.push(`s3_bucket_default_encryption;FAIL;medium;arn:aws:s3:::bucket-${String(i).padStart(5, '0')}-with-a-longer-name-for-size;AwsS3Bucket;aws;2026-11-20 08:15:00`);
+  for (let i = 0; i < rows; i++)
+    lines.push(
+      `s3_bucket_default_encryption;FAIL;medium;arn:aws:s3:::bucket-${String(i).padStart(5, '0')}-with-a-longer-name-for-size;AwsS3Bucket;aws;2026-11-20 08:15:00`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -17,22 +20,36 @@ t.teardown(() => service.close());
 
 t.test('POST /v1/findings/import: the file as curl --data-binary sends it, findings in the spec shape plus source', async (t) => {
   const key = await service.key('pro');
-  const res = await call(service, 'POST', '/v1/findings/import?format=auto', { key, rawBody: fixture('prowler-ocsf.json'), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const res = await call(service, 'POST', '/v1/findings/import?format=auto', {
+    key,
+    rawBody: fixture('prowler-ocsf.json'),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   t.equal(res.status, 200, res.text.slice(0, 300));
   const { data, meta } = res.body;
   t.same([data.format, data.tool, data.tool_version], ['prowler-ocsf', 'prowler', '5.2.0']);
   t.same(meta.formats_considered, ['sarif', 'prowler-asff', 'asff', 'prowler-ocsf']);
   t.equal(meta.format_requested, 'auto');
-  t.same(data.findings.map((f: { status: string }) => f.status), ['open', 'resolved', 'accepted']);
+  t.same(
+    data.findings.map((f: { status: string }) => f.status),
+    ['open', 'resolved', 'accepted'],
+  );
   t.match(data.summary, { results: 4, findings: 3, other: 1, other_statuses: { MANUAL: 1 } });
   t.same(data.unmapped, []);
 
   // The findings feed POST /v1/gap-analysis as they are (passes count with include_resolved).
-  const analysis = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['SOC2'], findings: data.findings, options: { include_resolved: true } } });
+  const analysis = await call(service, 'POST', '/v1/gap-analysis', {
+    key,
+    body: { frameworks: ['SOC2'], findings: data.findings, options: { include_resolved: true } },
+  });
   t.equal(analysis.status, 200, analysis.text.slice(0, 300));
   t.equal(analysis.body.data.summary.findings.submitted, 3);
 
-  const csv = await call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
+  const csv = await call(service, 'POST', '/v1/findings/import?format=prowler-csv', {
+    key,
+    rawBody: fixture('prowler.csv'),
+    headers: { 'content-type': 'text/csv' },
+  });
   t.equal(csv.status, 200);
   t.same(csv.body.meta.formats_considered, ['prowler-csv']);
 });
@@ -45,7 +62,11 @@ t.test('a large file is parsed in the worker pool and answers the same', async (
   t.equal(res.status, 200, res.text.slice(0, 300));
   t.equal(res.body.data.findings.length, 400);
   t.equal(new Set(res.body.data.findings.map((f: { id: string }) => f.id)).size, 400, 'ids are unique per resource');
-  const analysis = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=prowler-csv', { key, rawBody: body, headers: { 'content-type': 'text/csv' } });
+  const analysis = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=prowler-csv', {
+    key,
+    rawBody: body,
+    headers: { 'content-type': 'text/csv' },
+  });
   t.equal(analysis.status, 200, analysis.text.slice(0, 300));
   t.equal(analysis.body.data.summary.findings.submitted, 400);
   t.equal(analysis.body.meta.import.summary.findings, 400);
@@ -68,11 +89,19 @@ t.test('POST /v1/gap-analysis/import: stored like any analysis, meta.import, a c
   t.equal(stored.status, 200);
   t.equal(stored.text, res.text, 'GET returns the body import answered');
 
-  const excluded = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&include_resolved=false', { key, rawBody: passesOnly, headers: { 'content-type': 'text/plain' } });
+  const excluded = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&include_resolved=false', {
+    key,
+    rawBody: passesOnly,
+    headers: { 'content-type': 'text/plain' },
+  });
   t.equal(excluded.status, 200);
   t.equal(excluded.body.data.summary.findings.excluded_resolved, 1, 'include_resolved=false drops passes, as on create');
 
-  const mixed = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&frameworks=SOC2&format=auto', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
+  const mixed = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA&frameworks=SOC2&format=auto', {
+    key,
+    rawBody: fixture('prowler.csv'),
+    headers: { 'content-type': 'text/csv' },
+  });
   t.equal(mixed.status, 200);
   t.same(mixed.body.data.frameworks_requested, ['HIPAA', 'SOC2'], 'repeated and comma-separated frameworks');
   t.ok(mixed.body.data.by_framework.HIPAA.gaps.length >= 1, 'the failure opens a gap');
@@ -81,11 +110,18 @@ t.test('POST /v1/gap-analysis/import: stored like any analysis, meta.import, a c
 t.test('refusals: unreadable file, media type, tier, frameworks, tier limits after conversion', async (t) => {
   const pro = await service.key('pro');
 
-  const broken = await call(service, 'POST', '/v1/findings/import?format=trivy', { key: pro, rawBody: '{"SchemaVersion":2,"Results":[{"Target":"a","Misconfigurations":{"ID":"KSV001"}}]}' });
+  const broken = await call(service, 'POST', '/v1/findings/import?format=trivy', {
+    key: pro,
+    rawBody: '{"SchemaVersion":2,"Results":[{"Target":"a","Misconfigurations":{"ID":"KSV001"}}]}',
+  });
   t.equal(broken.status, 400);
   t.match(broken.body.error, { code: 'scan_unreadable', details: { format: 'trivy', format_requested: 'trivy', pointer: '/Results/0/Misconfigurations' } });
 
-  const csvLine = await call(service, 'POST', '/v1/findings/import', { key: pro, rawBody: 'CHECK_ID;STATUS\na;FAIL\nb;FAIL;extra\n', headers: { 'content-type': 'text/csv' } });
+  const csvLine = await call(service, 'POST', '/v1/findings/import', {
+    key: pro,
+    rawBody: 'CHECK_ID;STATUS\na;FAIL\nb;FAIL;extra\n',
+    headers: { 'content-type': 'text/csv' },
+  });
   t.match(csvLine.body.error, { code: 'scan_unreadable', details: { format: 'prowler-csv', line: 3 } });
 
   const nothing = await call(service, 'POST', '/v1/findings/import', { key: pro, rawBody: '{"hello":"world"}' });
@@ -101,7 +137,11 @@ t.test('refusals: unreadable file, media type, tier, frameworks, tier limits aft
   t.ok(image.body.error.details.accepted.includes('text/csv'));
   t.ok(image.body.error.details.accepted.includes('application/xml'), 'the readers table names XML for Nessus');
 
-  const mismatch = await call(service, 'POST', '/v1/findings/import?format=trivy', { key: pro, rawBody: fixture('kics.json'), headers: { 'content-type': 'application/json' } });
+  const mismatch = await call(service, 'POST', '/v1/findings/import?format=trivy', {
+    key: pro,
+    rawBody: fixture('kics.json'),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(mismatch.status, 400, 'a KICS file named trivy is refused, not read as 0 results');
   t.match(mismatch.body.error, { code: 'scan_unreadable', details: { format: 'trivy', format_requested: 'trivy', found: 'kics', pointer: '' } });
   t.match(mismatch.body.error.message, /KICS JSON file \(format=kics\)/);
@@ -113,8 +153,16 @@ t.test('refusals: unreadable file, media type, tier, frameworks, tier limits aft
   const noFrameworks = await call(service, 'POST', '/v1/gap-analysis/import', { key: pro, rawBody: fixture('prowler.csv') });
   t.match(noFrameworks.body.error, { code: 'invalid_parameter', details: { parameter: 'frameworks' } });
 
-  const tooMany = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA', { key: pro, rawBody: bigProwlerCsv(150), headers: { 'content-type': 'text/csv' } });
-  t.match(tooMany.body.error, { code: 'GAP_TOO_MANY_FINDINGS', details: { count: 150, limit: 100, tier: 'pro' } }, 'the tier limit counts findings after conversion');
+  const tooMany = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA', {
+    key: pro,
+    rawBody: bigProwlerCsv(150),
+    headers: { 'content-type': 'text/csv' },
+  });
+  t.match(
+    tooMany.body.error,
+    { code: 'GAP_TOO_MANY_FINDINGS', details: { count: 150, limit: 100, tier: 'pro' } },
+    'the tier limit counts findings after conversion',
+  );
 
   const unknownFramework = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=NOPE', { key: pro, rawBody: fixture('prowler.csv') });
   t.equal(unknownFramework.body.error.code, 'GAP_FRAMEWORK_NOT_FOUND');
@@ -139,25 +187,44 @@ t.test('XML over HTTP: a Nessus file as application/xml; a DTD is refused', asyn
 t.test('results no signal recognises are counted and named: summary, meta.import, PDF and XLSX', async (t) => {
   const key = await service.key('teams');
   // KICS: the secret query resolves through its CWE, the versioning query (a UUID, no CWE) does not.
-  const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', { key, rawBody: fixture('kics.json'), headers: { 'content-type': 'application/json' } });
+  const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', {
+    key,
+    rawBody: fixture('kics.json'),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(res.status, 200, res.text.slice(0, 300));
   const message = '1 of 2 results were not recognised: 568a4d22-3517-44a6-a7ad-6a7eed88722c';
   const { findings } = res.body.data.summary;
   const converted = await call(service, 'POST', '/v1/findings/import', { key, rawBody: fixture('kics.json'), headers: { 'content-type': 'application/json' } });
-  const created = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['SOC2'], findings: converted.body.data.findings, options: { include_resolved: true } } });
-  t.equal(findings.unmapped, created.body.data.summary.findings.unmapped + 1, 'the unrecognised result counts as unmapped, beside findings whose signal reaches no control');
+  const created = await call(service, 'POST', '/v1/gap-analysis', {
+    key,
+    body: { frameworks: ['SOC2'], findings: converted.body.data.findings, options: { include_resolved: true } },
+  });
+  t.equal(
+    findings.unmapped,
+    created.body.data.summary.findings.unmapped + 1,
+    'the unrecognised result counts as unmapped, beside findings whose signal reaches no control',
+  );
   t.same(findings.not_recognised, { results: 1, of: 2, rule_ids: ['568a4d22-3517-44a6-a7ad-6a7eed88722c'], more: 0, message });
   t.equal(res.body.meta.import.not_recognised.message, message);
 
   // Every result unrecognised: the summary does not say 0.
-  const none = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', { key, rawBody: fixture('snyk-iac.json'), headers: { 'content-type': 'application/json' } });
+  const none = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', {
+    key,
+    rawBody: fixture('snyk-iac.json'),
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(none.status, 200, none.text.slice(0, 300));
   t.equal(none.body.data.summary.findings.submitted, 0);
   t.equal(none.body.data.summary.findings.unmapped, 2);
   t.equal(none.body.data.summary.findings.not_recognised.message, '2 of 2 results were not recognised: SNYK-CC-TF-124, SNYK-CC-TF-45');
 
   // Every result recognised: no such member.
-  const all = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', { key, rawBody: fixture('prowler.csv'), headers: { 'content-type': 'text/csv' } });
+  const all = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=SOC2', {
+    key,
+    rawBody: fixture('prowler.csv'),
+    headers: { 'content-type': 'text/csv' },
+  });
   t.equal(all.body.data.summary.findings.not_recognised, undefined);
 
   const exported = async (format: 'pdf' | 'xlsx') => {

@@ -35,7 +35,11 @@ t.test('every real scanner file imports over HTTP; failing rules of mapped tools
   const sarifAll = { mapped: 0, total: 0 };
   for (const path of files(SCANS)) {
     const name = relative(SCANS, path);
-    const res = await call(service, 'POST', '/v1/findings/import?format=auto', { key, rawBody: readFileSync(path), headers: { 'content-type': 'application/octet-stream' } });
+    const res = await call(service, 'POST', '/v1/findings/import?format=auto', {
+      key,
+      rawBody: readFileSync(path),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     t.equal(res.status, 200, `${name}: ${res.text.slice(0, 200)}`);
     if (res.status !== 200) continue;
     const unmapped = new Set<string>(res.body.data.unmapped.map((u: { tool: string; rule_id: string }) => `${u.tool}\u0000${u.rule_id}`));
@@ -70,11 +74,15 @@ t.test('every real scanner file imports over HTTP; failing rules of mapped tools
     recognised += counts.recognised.size;
     failing += counts.failing.size;
     const missing = [...counts.failing].filter((id) => !counts.recognised.has(id));
-    t.comment(`${tool}: ${counts.recognised.size}/${counts.failing.size} distinct failing rule ids recognised${missing.length ? `; not in the registry: ${missing.join(', ')}` : ''}`);
+    t.comment(
+      `${tool}: ${counts.recognised.size}/${counts.failing.size} distinct failing rule ids recognised${missing.length ? `; not in the registry: ${missing.join(', ')}` : ''}`,
+    );
   }
   t.comment(`mapped tools: ${recognised}/${failing} = ${((100 * recognised) / Math.max(1, failing)).toFixed(1)} % of distinct failing rule ids`);
   t.comment(`vulnerability results mapped: ${vulnerabilities.mapped}/${vulnerabilities.total}`);
-  t.comment(`SARIF results with CWE tags mapped: ${sarifCwe.mapped}/${sarifCwe.total}; all SARIF code and secret results: ${sarifAll.mapped}/${sarifAll.total}`);
+  t.comment(
+    `SARIF results with CWE tags mapped: ${sarifCwe.mapped}/${sarifCwe.total}; all SARIF code and secret results: ${sarifAll.mapped}/${sarifAll.total}`,
+  );
   t.ok(failing > 0, 'the files hold failing results of mapped tools');
   t.equal(vulnerabilities.mapped, vulnerabilities.total, 'every vulnerability result maps');
   // Issue 12's targets: ≥ 95 % of distinct failing rule ids of the mapped tools, every

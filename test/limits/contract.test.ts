@@ -110,7 +110,10 @@ t.test('redis', async (t) => {
     t.equal(both.filter((v) => v.allowed).length, 60, '80 simultaneous requests over two nodes: 60 pass');
   });
   t.test('every answer above came from Redis, none from a local fallback', async (t) => {
-    t.same(opened.map((limiter) => limiter.fallbacks), opened.map(() => 0));
+    t.same(
+      opened.map((limiter) => limiter.fallbacks),
+      opened.map(() => 0),
+    );
   });
 });
 
@@ -122,7 +125,10 @@ t.test('redis unreachable: the node fails open to its own counts, and says so', 
   const hungPort = (hung.address() as { port: number }).port;
   const closedPort = await freePort();
 
-  for (const [what, port] of [['down', closedPort], ['hung', hungPort]] as const) {
+  for (const [what, port] of [
+    ['down', closedPort],
+    ['hung', hungPort],
+  ] as const) {
     const transitions: boolean[] = [];
     const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, { timeoutMs: 100, onFallback: (fallingBack) => transitions.push(fallingBack) });
     const started = Date.now();
@@ -130,7 +136,11 @@ t.test('redis unreachable: the node fails open to its own counts, and says so', 
     for (let i = 0; i < 61; i++) verdicts.push(await limiter.consume('account:lonely', RATE_LIMITS.community));
     const elapsed = Date.now() - started;
     await limiter.close();
-    t.equal(verdicts.slice(0, 60).every((v) => v.allowed), true, `${what}: requests are answered`);
+    t.equal(
+      verdicts.slice(0, 60).every((v) => v.allowed),
+      true,
+      `${what}: requests are answered`,
+    );
     t.equal(verdicts[60].allowed, false, `${what}: by the node's own limiter, which still refuses the 61st`);
     t.equal(verdicts[0].headers['X-RateLimit-Limit'], '60', `${what}: with the same headers`);
     t.equal(limiter.fallbacks, 61, `${what}: every such answer is counted`);

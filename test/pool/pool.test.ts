@@ -68,7 +68,10 @@ t.test('a full queue refuses at once with service_busy, and /readyz sees it', as
   );
   t.equal((refused as ApiError).code, 'service_busy');
   const outcomes = await Promise.allSettled(stuck);
-  t.ok(outcomes.every((o) => o.status === 'rejected' && (o.reason as ApiError).code === 'task_timeout'), 'every stuck task times out');
+  t.ok(
+    outcomes.every((o) => o.status === 'rejected' && (o.reason as ApiError).code === 'task_timeout'),
+    'every stuck task times out',
+  );
   t.equal(await echoOnceRecovered(5), 5, 'the pool serves again');
   t.equal(pool.health.ready, true);
 });
@@ -84,7 +87,11 @@ t.test('answer buffers: kept up to a count and a size, the small and the transfe
   t.equal(buffers.take(), undefined, 'a transferred buffer is not kept');
   const sizes = [1, 2, 3, 4, 5].map((mb) => mb << 20);
   for (const size of sizes) buffers.give(new ArrayBuffer(size));
-  t.same([buffers.take(), buffers.take(), buffers.take(), buffers.take(), buffers.take()].map((b) => b?.byteLength), [4 << 20, 3 << 20, 2 << 20, 1 << 20, undefined], 'four kept, the last given first');
+  t.same(
+    [buffers.take(), buffers.take(), buffers.take(), buffers.take(), buffers.take()].map((b) => b?.byteLength),
+    [4 << 20, 3 << 20, 2 << 20, 1 << 20, undefined],
+    'four kept, the last given first',
+  );
   buffers.give(new ArrayBuffer(40 << 20));
   buffers.give(new ArrayBuffer(30 << 20));
   t.same([buffers.take()?.byteLength, buffers.take()], [40 << 20, undefined], 'no more than 64 MB kept');
@@ -131,7 +138,10 @@ t.test('turns: threads × 2 at once, then first in first out, a bounded queue, a
   t.equal(TURNS_PER_THREAD, 2);
   const open = () => new AbortController();
   const held = [turns.takeTurn(open().signal), turns.takeTurn(open().signal)];
-  t.ok(held.every((turn) => !(turn instanceof Promise)), 'two turns for one thread, at once');
+  t.ok(
+    held.every((turn) => !(turn instanceof Promise)),
+    'two turns for one thread, at once',
+  );
   const [first, second] = held as PoolTurn[];
 
   const granted: string[] = [];

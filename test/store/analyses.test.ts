@@ -65,7 +65,11 @@ t.test('retention, expiry and the sweeper with an injected clock', async (t) => 
   t.equal(await codeOf(() => store.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(30))), 'GAP_EXPIRED', 'expired at created + 30 days, before any sweep');
 
   const listed = await store.list('acme', { offset: 0, limit: 10 }, at(10));
-  t.same(listed.items.map((e) => e.id), ['GAP-2026-01-01-BBBBBBBBBB', 'GAP-2026-01-01-AAAAAAAAAA'], 'newest first, own analyses only');
+  t.same(
+    listed.items.map((e) => e.id),
+    ['GAP-2026-01-01-BBBBBBBBBB', 'GAP-2026-01-01-AAAAAAAAAA'],
+    'newest first, own analyses only',
+  );
   t.equal((await store.list('acme', { offset: 0, limit: 10 }, at(31))).total, 1, 'expired analyses drop out of the list');
 
   t.equal(await store.sweep(at(29)), 0, 'nothing due yet');
@@ -80,7 +84,13 @@ t.test('retention, expiry and the sweeper with an injected clock', async (t) => 
   let now = at(33);
   let swept!: () => void;
   const sweptSome = new Promise<void>((resolve) => (swept = resolve));
-  const stop = startSweeper(store, 10, () => now, (error) => t.fail(String(error)), (count) => count > 0 && swept());
+  const stop = startSweeper(
+    store,
+    10,
+    () => now,
+    (error) => t.fail(String(error)),
+    (count) => count > 0 && swept(),
+  );
   now = at(95);
   // The sweeper's timer is unref'd: this one keeps the process up while it runs, and bounds a hang.
   const bound = setTimeout(() => swept(), 30_000);
@@ -93,17 +103,39 @@ t.test('retention, expiry and the sweeper with an injected clock', async (t) => 
 t.test('a payload is written apart from its index entry: a lost idempotency race or a crash between them leaves nothing for long', async (t) => {
   const { data, store } = openTestStore(t);
   const day0 = new Date('2026-01-01T00:00:00Z');
-  const record = (analysisId: string) => ({ account: 'acme', key: 'k-1', operation: 'POST /v1/gap-analysis', fingerprint: 'f1', analysis_id: analysisId, status: 200, created_at: day0.toISOString(), expires_at: new Date(day0.getTime() + 86_400_000).toISOString() });
+  const record = (analysisId: string) => ({
+    account: 'acme',
+    key: 'k-1',
+    operation: 'POST /v1/gap-analysis',
+    fingerprint: 'f1',
+    analysis_id: analysisId,
+    status: 200,
+    created_at: day0.toISOString(),
+    expires_at: new Date(day0.getTime() + 86_400_000).toISOString(),
+  });
 
   const saves = await Promise.all(
-    ['GAP-2026-01-01-AAAAAAAAAA', 'GAP-2026-01-01-BBBBBBBBBB'].map((id) => store.save(entry(id, 'acme', day0, 30), Buffer.from(`{"data":{"id":"${id}"}}`), record(id))),
+    ['GAP-2026-01-01-AAAAAAAAAA', 'GAP-2026-01-01-BBBBBBBBBB'].map((id) =>
+      store.save(entry(id, 'acme', day0, 30), Buffer.from(`{"data":{"id":"${id}"}}`), record(id)),
+    ),
   );
-  t.same(saves.map((outcome) => outcome.stored), [true, false], 'two saves under one key, in the same turn: the first wins');
+  t.same(
+    saves.map((outcome) => outcome.stored),
+    [true, false],
+    'two saves under one key, in the same turn: the first wins',
+  );
   t.equal(data.analyses.getBinary('GAP-2026-01-01-BBBBBBBBBB'), undefined, "the loser's payload is removed with it");
-  t.same([...data.analysisExpiry.getRange()].map(({ key }) => key[1]), ['GAP-2026-01-01-AAAAAAAAAA'], 'and its expiry record');
+  t.same(
+    [...data.analysisExpiry.getRange()].map(({ key }) => key[1]),
+    ['GAP-2026-01-01-AAAAAAAAAA'],
+    'and its expiry record',
+  );
 
   // What a crash after the payload's commit and before its entry's leaves behind.
-  await Promise.all([data.analyses.put('GAP-2026-01-01-CCCCCCCCCC', Buffer.from('orphan')), data.analysisExpiry.put([Date.parse('2026-01-31T00:00:00Z'), 'GAP-2026-01-01-CCCCCCCCCC'], true)]);
+  await Promise.all([
+    data.analyses.put('GAP-2026-01-01-CCCCCCCCCC', Buffer.from('orphan')),
+    data.analysisExpiry.put([Date.parse('2026-01-31T00:00:00Z'), 'GAP-2026-01-01-CCCCCCCCCC'], true),
+  ]);
   t.equal(await codeOf(() => store.get('GAP-2026-01-01-CCCCCCCCCC', 'acme', day0)), 'GAP_NOT_FOUND', 'a payload without its entry is not an analysis');
   t.equal(await store.sweep(new Date('2026-02-01T00:00:00Z')), 2, 'due at its expiry, with A');
   t.equal(data.analyses.getBinary('GAP-2026-01-01-CCCCCCCCCC'), undefined, 'the sweep removed the orphan');

@@ -81,7 +81,11 @@ function contract(t: Test, name: string, open: Open) {
     await t.rejects(accounts.createKey('acme', 'teams'), /exists with tier pro/);
     await accounts.createKey('zeta', 'community');
 
-    t.same((await accounts.listKeys('acme')).map((k) => k.id), [first.record.id, second.record.id], 'oldest first, one account');
+    t.same(
+      (await accounts.listKeys('acme')).map((k) => k.id),
+      [first.record.id, second.record.id],
+      'oldest first, one account',
+    );
     t.equal((await accounts.listKeys()).length, 3);
     t.equal((await accounts.listKeys('acme'))[0].created_at, day0.toISOString(), 'timestamps round-trip exactly');
 
@@ -96,7 +100,14 @@ function contract(t: Test, name: string, open: Open) {
     t.equal((await accounts.setTier('acme', 'enterprise'))?.tier, 'enterprise');
     t.same(accounts.authenticate(third.key), { name: 'acme', tier: 'enterprise' }, 'a tier change applies at once');
     t.equal(await accounts.setTier('nobody', 'pro'), undefined);
-    t.same((await accounts.listAccounts()).map((a) => [a.name, a.tier]), [['acme', 'enterprise'], ['zeta', 'community']], 'by name');
+    t.same(
+      (await accounts.listAccounts()).map((a) => [a.name, a.tier]),
+      [
+        ['acme', 'enterprise'],
+        ['zeta', 'community'],
+      ],
+      'by name',
+    );
   });
 
   t.test(`${name}: analyses, expiry, tombstones`, async (t) => {
@@ -121,12 +132,20 @@ function contract(t: Test, name: string, open: Open) {
     t.equal(await codeOf(() => analyses.get('GAP-2026-01-01-AAAAAAAAAA', 'acme', at(30))), 'GAP_EXPIRED', 'expired at created + 30 days, before any sweep');
 
     const listed = await analyses.list('acme', { offset: 0, limit: 10 }, at(10));
-    t.same(listed.items.map((e) => e.id), ['GAP-2026-01-01-DDDDDDDDDD', 'GAP-2026-01-01-BBBBBBBBBB', 'GAP-2026-01-01-AAAAAAAAAA'], 'newest first, own analyses only');
+    t.same(
+      listed.items.map((e) => e.id),
+      ['GAP-2026-01-01-DDDDDDDDDD', 'GAP-2026-01-01-BBBBBBBBBB', 'GAP-2026-01-01-AAAAAAAAAA'],
+      'newest first, own analyses only',
+    );
     t.equal(listed.total, 3);
     const page = await analyses.list('acme', { offset: 1, limit: 1 }, at(10));
     t.same([page.total, page.items.map((e) => e.id)], [3, ['GAP-2026-01-01-BBBBBBBBBB']], 'offset and limit; total counts every match');
-    t.same((await analyses.list('acme', { offset: 5, limit: 1 }, at(10))), { total: 3, items: [] }, 'past the end: the total still counts');
-    t.same((await analyses.list('acme', { framework: 'SOC2', offset: 0, limit: 10 }, at(10))).items.map((e) => e.id), ['GAP-2026-01-01-DDDDDDDDDD', 'GAP-2026-01-01-BBBBBBBBBB'], 'framework filter');
+    t.same(await analyses.list('acme', { offset: 5, limit: 1 }, at(10)), { total: 3, items: [] }, 'past the end: the total still counts');
+    t.same(
+      (await analyses.list('acme', { framework: 'SOC2', offset: 0, limit: 10 }, at(10))).items.map((e) => e.id),
+      ['GAP-2026-01-01-DDDDDDDDDD', 'GAP-2026-01-01-BBBBBBBBBB'],
+      'framework filter',
+    );
     t.equal((await analyses.list('acme', { status: 'failed', offset: 0, limit: 10 }, at(10))).total, 0, 'status filter');
     t.equal((await analyses.list('acme', { offset: 0, limit: 10 }, at(31))).total, 2, 'expired analyses drop out of the list');
 
@@ -152,17 +171,29 @@ function contract(t: Test, name: string, open: Open) {
     t.same(await analyses.idempotencyRecord('acme', 'k-1', new Date(t0.getTime() + hour)), record, 'the record comes back as stored');
     t.equal(await analyses.idempotencyRecord('other', 'k-1', t0), undefined, 'keys are per account');
 
-    const racing = await analyses.save(entry('GAP-2026-01-01-2222222222', 'acme', t0, 30), Buffer.from('two'), idempotency('acme', 'k-1', 'GAP-2026-01-01-2222222222', t0));
+    const racing = await analyses.save(
+      entry('GAP-2026-01-01-2222222222', 'acme', t0, 30),
+      Buffer.from('two'),
+      idempotency('acme', 'k-1', 'GAP-2026-01-01-2222222222', t0),
+    );
     t.same(racing, { stored: false, existing: record }, 'a second save under a live key stores nothing and names the first');
     t.equal(await codeOf(() => analyses.get('GAP-2026-01-01-2222222222', 'acme', t0)), 'GAP_NOT_FOUND', 'the loser left no analysis behind');
 
-    const otherAccount = await analyses.save(entry('GAP-2026-01-01-3333333333', 'other', t0, 30), Buffer.from('three'), idempotency('other', 'k-1', 'GAP-2026-01-01-3333333333', t0));
+    const otherAccount = await analyses.save(
+      entry('GAP-2026-01-01-3333333333', 'other', t0, 30),
+      Buffer.from('three'),
+      idempotency('other', 'k-1', 'GAP-2026-01-01-3333333333', t0),
+    );
     t.same(otherAccount, { stored: true }, 'another account may use the same key');
 
     const later = new Date(t0.getTime() + 25 * hour);
     t.equal(await analyses.idempotencyRecord('acme', 'k-1', later), undefined, 'a record expires with its window');
     const reused = idempotency('acme', 'k-1', 'GAP-2026-01-01-4444444444', later, 'f2');
-    t.same(await analyses.save(entry('GAP-2026-01-01-4444444444', 'acme', later, 30), Buffer.from('four'), reused), { stored: true }, 'an expired key can be used again');
+    t.same(
+      await analyses.save(entry('GAP-2026-01-01-4444444444', 'acme', later, 30), Buffer.from('four'), reused),
+      { stored: true },
+      'an expired key can be used again',
+    );
     t.same(await analyses.idempotencyRecord('acme', 'k-1', later), reused);
 
     await analyses.sweep(new Date(t0.getTime() + 26 * hour));
@@ -176,7 +207,13 @@ t.test('lmdb', async (t) => {
   contract(t, 'lmdb', async (now) => {
     const dir = mkdtempSync(join(tmpdir(), 'csr-contract-'));
     const stores = await openStores({ dataDir: dir, now, authenticates: true });
-    return { ...stores, close: async () => { await stores.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      ...stores,
+      close: async () => {
+        await stores.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   });
 
   // The server and the CLI are two processes on one data directory; two directories in one
@@ -207,7 +244,8 @@ t.test('postgres', async (t) => {
   const server = await throwaway(t, startPostgres);
   if (!server) return;
   let databases = 0;
-  const openPostgres: Open = async (now) => openStores({ dataDir: '/nonexistent', databaseUrl: createDatabase(server.url, `contract_${++databases}`), now, authenticates: true });
+  const openPostgres: Open = async (now) =>
+    openStores({ dataDir: '/nonexistent', databaseUrl: createDatabase(server.url, `contract_${++databases}`), now, authenticates: true });
   contract(t, 'postgres', openPostgres);
 
   t.test('migrations: versioned, applied once, safe to race', async (t) => {
@@ -217,7 +255,10 @@ t.test('postgres', async (t) => {
     const applied = await Promise.all(sqls.map((sql) => migrate(sql)));
     t.same(applied.flat(), [1, 2, 3], 'three nodes starting at once apply each version once');
     t.same(await migrate(sqls[0]), [], 'a restart applies nothing');
-    t.same((await sqls[0]`SELECT version FROM schema_migrations ORDER BY version`).map((r) => r.version), [1, 2, 3]);
+    t.same(
+      (await sqls[0]`SELECT version FROM schema_migrations ORDER BY version`).map((r) => r.version),
+      [1, 2, 3],
+    );
   });
 
   t.test('an analysis stored at schema version 1 reads after the upgrade, without member spans', async (t) => {
@@ -245,7 +286,11 @@ t.test('postgres', async (t) => {
     t.teardown(() => Promise.all(nodes.map((n) => n.close())));
     for (let i = 0; i < 200; i++) await nodes[0].analyses.save(entry(`GAP-2026-01-01-S${String(i).padStart(9, '0')}`, 'acme', day0, 30), Buffer.from(`p${i}`));
     const counts = await Promise.all(nodes.map((n) => n.analyses.sweep(at(31))));
-    t.equal(counts.reduce((a, b) => a + b, 0), 200, 'every due analysis swept exactly once across the nodes');
+    t.equal(
+      counts.reduce((a, b) => a + b, 0),
+      200,
+      'every due analysis swept exactly once across the nodes',
+    );
     t.ok(counts.filter((c) => c > 0).length >= 1, `sweeps per node: ${counts.join(', ')}`);
   });
 

@@ -41,7 +41,10 @@ t.test('the csr CLI creates the store with the same modes', async (t) => {
   const parent = mkdtempSync(join(tmpdir(), 'csr-modes-'));
   t.teardown(() => rmSync(parent, { recursive: true, force: true }));
   const dataDir = join(parent, 'data');
-  execFileSync(process.execPath, [join(projectRoot, 'bin', 'csr.js'), 'keys', 'create', '--account', 'ops', '--tier', 'pro'], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+  execFileSync(process.execPath, [join(projectRoot, 'bin', 'csr.js'), 'keys', 'create', '--account', 'ops', '--tier', 'pro'], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
   t.equal(octal(modeOf(dataDir)), '0700', 'the directory');
   for (const name of ['csr.lmdb', 'csr.lmdb-lock']) t.equal(octal(modeOf(join(dataDir, name))), '0600', name);
 });

@@ -35,7 +35,11 @@ t.test('csr analyze: offline gap analysis from a file or standard input', async 
   const variantA = spawnSync(process.execPath, [csr, 'analyze', file, '--frameworks', 'hipaa', '--variant', 'a'], { encoding: 'utf8' });
   t.equal(variantA.status, 0, variantA.stderr);
   const a = JSON.parse(variantA.stdout);
-  t.same(Object.keys(a.data), ['analysis_id', 'created_at', 'status', 'frameworks_requested', 'options', 'summary', 'frameworks', 'cross_framework_insights'], '--variant a: Variant A alone');
+  t.same(
+    Object.keys(a.data),
+    ['analysis_id', 'created_at', 'status', 'frameworks_requested', 'options', 'summary', 'frameworks', 'cross_framework_insights'],
+    '--variant a: Variant A alone',
+  );
   t.equal(a.data.frameworks[0].gaps[0].control.id, control_id);
   const badVariant = spawnSync(process.execPath, [csr, 'analyze', file, '--variant', 'c'], { encoding: 'utf8' });
   t.equal(badVariant.status, 2, 'an unknown variant is a usage error');

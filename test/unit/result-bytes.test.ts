@@ -46,7 +46,17 @@ t.test('only the first `count` parts are written: the thread reuses its array of
 t.test('pieces of about 32,768 units: a long text is whole, and so are its members', async (t) => {
   // 3,000 parts of 100 units: about 300,000 units, so some ten pieces, and members across pieces.
   const filler = Array.from({ length: 3000 }, (_, i) => `"${String(i).padStart(4, '0')}é${'x'.repeat(93)}"`);
-  const parts = ['{"data":{', '"a":[', ...filler.slice(0, 1500).flatMap((p, i) => (i ? [',', p] : [p])), ']', ',', '"b":[', ...filler.slice(1500).flatMap((p, i) => (i ? [',', p] : [p])), ']', '}}'];
+  const parts = [
+    '{"data":{',
+    '"a":[',
+    ...filler.slice(0, 1500).flatMap((p, i) => (i ? [',', p] : [p])),
+    ']',
+    ',',
+    '"b":[',
+    ...filler.slice(1500).flatMap((p, i) => (i ? [',', p] : [p])),
+    ']',
+    '}}',
+  ];
   const aStart = 1;
   const aEnd = parts.indexOf(']') + 1;
   const bStart = aEnd + 1;

@@ -33,9 +33,16 @@ setTimeout(() => {
 }, 50);
 `;
 
-const report = JSON.parse(execFileSync(process.execPath, [...SERVICE_NODE_FLAGS, '-e', script], { encoding: 'utf8' })) as { minor: string[]; none: string[]; semiSpaceBytes: number };
+const report = JSON.parse(execFileSync(process.execPath, [...SERVICE_NODE_FLAGS, '-e', script], { encoding: 'utf8' })) as {
+  minor: string[];
+  none: string[];
+  semiSpaceBytes: number;
+};
 
 t.same(report.minor, ['minor'], "gc({ type: 'minor' }) is one scavenge (makeRoom)");
 t.same(report.none, ['major'], 'gc() with no argument is one full GC (the collection afterTask leaves owed)');
 const semiSpaceMb = report.semiSpaceBytes / (1024 * 1024);
-t.ok(semiSpaceMb > WORKER_SEMI_SPACE_MB * 0.95 && semiSpaceMb <= WORKER_SEMI_SPACE_MB, `a new worker's semi-space is ${WORKER_SEMI_SPACE_MB} MB from the start (${semiSpaceMb.toFixed(1)} MB)`);
+t.ok(
+  semiSpaceMb > WORKER_SEMI_SPACE_MB * 0.95 && semiSpaceMb <= WORKER_SEMI_SPACE_MB,
+  `a new worker's semi-space is ${WORKER_SEMI_SPACE_MB} MB from the start (${semiSpaceMb.toFixed(1)} MB)`,
+);

@@ -89,7 +89,15 @@ const output = execFileSync(process.execPath, [...SERVICE_NODE_FLAGS, '--allow-n
 type Next = { before: boolean; after: boolean };
 const report = JSON.parse(output) as { afterFirstAnalysis: Next; warm: boolean; afterOwedCollection: Next; afterIdleCollection: Next };
 
-t.same(report.afterFirstAnalysis, { before: true, after: true }, "after the thread's first analysis, with objects its start-up warm-up never made, the next request finds assess optimized and keeps it so");
+t.same(
+  report.afterFirstAnalysis,
+  { before: true, after: true },
+  "after the thread's first analysis, with objects its start-up warm-up never made, the next request finds assess optimized and keeps it so",
+);
 t.ok(report.warm, 'after 40 analyses, assess runs optimized');
-t.same(report.afterOwedCollection, { before: true, after: true }, 'after the full GC a large analysis leaves owed, the next request finds assess optimized and keeps it so');
+t.same(
+  report.afterOwedCollection,
+  { before: true, after: true },
+  'after the full GC a large analysis leaves owed, the next request finds assess optimized and keeps it so',
+);
 t.same(report.afterIdleCollection, { before: true, after: true }, 'after a full GC V8 runs while the thread is idle, likewise');

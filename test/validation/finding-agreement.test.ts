@@ -27,7 +27,13 @@ const finding = fc.record(
     signal_id: signalId,
     status: fc.constantFrom('open', 'in_progress', 'accepted', 'resolved', 'false_positive', 'closed', 7),
     observed_at: fc.constantFrom('2026-11-01T10:00:00Z', 'yesterday', '2026-11-01'),
-    severity: fc.oneof(fc.record({ level: fc.constantFrom('high', 'low', 'urgent'), score: fc.oneof(fc.integer({ min: -5, max: 120 }), fc.constant(undefined)) }, { requiredKeys: ['level'] }), fc.constant('high')),
+    severity: fc.oneof(
+      fc.record(
+        { level: fc.constantFrom('high', 'low', 'urgent'), score: fc.oneof(fc.integer({ min: -5, max: 120 }), fc.constant(undefined)) },
+        { requiredKeys: ['level'] },
+      ),
+      fc.constant('high'),
+    ),
     artifact: fc.record({ type: text(256), id: text(1024), provider: text(64) }, { requiredKeys: [] }),
     extra: fc.anything({ maxDepth: 1 }),
   },
@@ -62,6 +68,10 @@ t.test('the two cases that once disagreed', async (t) => {
   t.notOk(validateObject('finding', longArtifact) === undefined, 'validate refuses a 2,000-character artifact.id');
   t.notOk(createVerdict(longArtifact), 'and so does create');
   const notCsr = { id: 'f', signal_id: 'not-a-signal' };
-  t.same(validateObject('finding', notCsr)?.map((e) => e.path), ['/signal_id'], 'validate names the signal_id');
+  t.same(
+    validateObject('finding', notCsr)?.map((e) => e.path),
+    ['/signal_id'],
+    'validate names the signal_id',
+  );
   t.notOk(createVerdict(notCsr), 'create refuses it as well');
 });

@@ -7,9 +7,10 @@ export function method(doc: Doc, view: ExportView): void {
   doc.addPage();
   heading(doc, 'Method and definitions');
   const analysisOptions = view.data.options as { min_confidence?: number; include_resolved?: boolean };
-  const items: Array<[string, string]> = scoringMethod({ min_confidence: analysisOptions.min_confidence, include_resolved: analysisOptions.include_resolved === true }).map(
-    (section) => [section.title, section.text],
-  );
+  const items: Array<[string, string]> = scoringMethod({
+    min_confidence: analysisOptions.min_confidence,
+    include_resolved: analysisOptions.include_resolved === true,
+  }).map((section) => [section.title, section.text]);
   const scoredWith = view.meta.scoring_version;
   items.push([
     'Versions',
@@ -24,12 +25,13 @@ export function method(doc: Doc, view: ExportView): void {
     doc.moveDown(0.8);
   }
   if (view.options.frameworks) {
-    doc.font(FONT.italic).fontSize(9).fillColor(COLOR.muted).text(
-      pdfText(`This report is filtered to ${view.frameworks.join(', ')}; the summary figures are pooled over these frameworks only.`),
-      LEFT,
-      doc.y,
-      { width: WIDTH },
-    );
+    doc
+      .font(FONT.italic)
+      .fontSize(9)
+      .fillColor(COLOR.muted)
+      .text(pdfText(`This report is filtered to ${view.frameworks.join(', ')}; the summary figures are pooled over these frameworks only.`), LEFT, doc.y, {
+        width: WIDTH,
+      });
   }
 }
 
@@ -57,6 +59,11 @@ export function notAssessedAppendix(doc: Doc, view: ExportView): void {
     if (!controls.length) continue;
     doc.moveDown(0.8);
     subheading(doc, `${code}  ${view.data.by_framework[code].name} (${controls.length})`);
-    table(doc, columns, controls.map((c) => ({ cells: [c.id, c.title, c.category, String(c.mapped_signals)] })), { fontSize: 7, rowHeight: 11 });
+    table(
+      doc,
+      columns,
+      controls.map((c) => ({ cells: [c.id, c.title, c.category, String(c.mapped_signals)] })),
+      { fontSize: 7, rowHeight: 11 },
+    );
   }
 }

@@ -1,7 +1,23 @@
 /** The cover: overall posture and score, the report details and the frameworks, a confidentiality note. */
 import type { ExportHeader, ExportView } from '../model.js';
 import { statusLabel } from '../model.js';
-import { BOTTOM, COLOR, dateTime, FONT, label, LEFT, PAGE, pdfText, percent, plural, score, STATUS_COLOR, STATUS_TEXT_COLOR, WIDTH, type Doc } from './layout.js';
+import {
+  BOTTOM,
+  COLOR,
+  dateTime,
+  FONT,
+  label,
+  LEFT,
+  PAGE,
+  pdfText,
+  percent,
+  plural,
+  score,
+  STATUS_COLOR,
+  STATUS_TEXT_COLOR,
+  WIDTH,
+  type Doc,
+} from './layout.js';
 
 export function cover(doc: Doc, view: ExportView, header: ExportHeader): void {
   const { data } = view;
@@ -18,13 +34,29 @@ export function cover(doc: Doc, view: ExportView, header: ExportHeader): void {
   doc.roundedRect(LEFT, badgeY, WIDTH, 92, 6).fill(COLOR.panel);
   doc.rect(LEFT, badgeY, 6, 92).fill(STATUS_COLOR[s.posture] ?? COLOR.muted);
   label(doc, 'OVERALL POSTURE', LEFT + 24, badgeY + 16);
-  doc.font(FONT.bold).fontSize(22).fillColor(STATUS_TEXT_COLOR[s.posture] ?? COLOR.ink).text(statusLabel(s.posture), LEFT + 24, badgeY + 32);
-  doc.font(FONT.regular).fontSize(9).fillColor(COLOR.muted).text(`${s.controls_assessed} of ${s.controls_total} controls assessed (${percent(s.coverage)} coverage)`, LEFT + 24, badgeY + 62);
+  doc
+    .font(FONT.bold)
+    .fontSize(22)
+    .fillColor(STATUS_TEXT_COLOR[s.posture] ?? COLOR.ink)
+    .text(statusLabel(s.posture), LEFT + 24, badgeY + 32);
+  doc
+    .font(FONT.regular)
+    .fontSize(9)
+    .fillColor(COLOR.muted)
+    .text(`${s.controls_assessed} of ${s.controls_total} controls assessed (${percent(s.coverage)} coverage)`, LEFT + 24, badgeY + 62);
   label(doc, 'POSTURE SCORE', LEFT + 300, badgeY + 16);
   const scoreText = score(s.score);
-  doc.font(FONT.bold).fontSize(30).fillColor(COLOR.ink).text(scoreText, LEFT + 300, badgeY + 32, { lineBreak: false });
+  doc
+    .font(FONT.bold)
+    .fontSize(30)
+    .fillColor(COLOR.ink)
+    .text(scoreText, LEFT + 300, badgeY + 32, { lineBreak: false });
   const scoreWidth = doc.widthOfString(scoreText);
-  doc.font(FONT.regular).fontSize(12).fillColor(COLOR.muted).text('/ 100', LEFT + 300 + scoreWidth + 6, badgeY + 46, { lineBreak: false });
+  doc
+    .font(FONT.regular)
+    .fontSize(12)
+    .fillColor(COLOR.muted)
+    .text('/ 100', LEFT + 300 + scoreWidth + 6, badgeY + 46, { lineBreak: false });
 
   // Report details.
   let y = badgeY + 125;
@@ -37,7 +69,11 @@ export function cover(doc: Doc, view: ExportView, header: ExportHeader): void {
   ];
   for (const [name, value] of rows) {
     doc.font(FONT.bold).fontSize(10).fillColor(COLOR.muted).text(name, LEFT, y, { width: 130 });
-    doc.font(FONT.regular).fontSize(10).fillColor(COLOR.ink).text(pdfText(value), LEFT + 140, y, { width: WIDTH - 140 });
+    doc
+      .font(FONT.regular)
+      .fontSize(10)
+      .fillColor(COLOR.ink)
+      .text(pdfText(value), LEFT + 140, y, { width: WIDTH - 140 });
     y += 20;
   }
   doc.font(FONT.bold).fontSize(10).fillColor(COLOR.muted).text('Frameworks', LEFT, y, { width: 130 });
@@ -48,7 +84,12 @@ export function cover(doc: Doc, view: ExportView, header: ExportHeader): void {
   }
 
   const noteY = BOTTOM - 70;
-  doc.moveTo(LEFT, noteY).lineTo(LEFT + WIDTH, noteY).lineWidth(0.5).strokeColor(COLOR.rule).stroke();
+  doc
+    .moveTo(LEFT, noteY)
+    .lineTo(LEFT + WIDTH, noteY)
+    .lineWidth(0.5)
+    .strokeColor(COLOR.rule)
+    .stroke();
   doc.font(FONT.italic).fontSize(8.5).fillColor(COLOR.muted);
   doc.text(
     'Confidential. This report was produced from security findings submitted to the Compliance Signal Registry and mapped to framework ' +

@@ -32,7 +32,13 @@ export function crossFramework(doc: Doc, view: ExportView): void {
         doc,
         [
           { text: common.description, font: FONT.bold, size: 9.5, color: COLOR.ink },
-          { text: `${common.affects_frameworks.join(', ')}  ·  ${plural(common.controls_affected.length, 'control')}`, font: FONT.regular, size: 8, color: COLOR.accent, before: 2 },
+          {
+            text: `${common.affects_frameworks.join(', ')}  ·  ${plural(common.controls_affected.length, 'control')}`,
+            font: FONT.regular,
+            size: 8,
+            color: COLOR.accent,
+            before: 2,
+          },
           { text: common.remediation_overlap, font: FONT.regular, size: 8.5, color: COLOR.ink, before: 2, lineGap: 1 },
         ],
         COLOR.accent,
@@ -53,21 +59,33 @@ function synergyMatrix(doc: Doc, view: ExportView): void {
   const height = 40 + cell * (codes.length + 1) + 20;
   ensure(doc, height);
   subheading(doc, 'Framework synergies');
-  doc.font(FONT.regular).fontSize(8).fillColor(COLOR.muted).text(
-    'Share of each row framework\'s mapped controls that share a signal with the column framework: evidence collected for one supports the other.',
-    LEFT,
-    doc.y,
-    { width: WIDTH },
-  );
+  doc
+    .font(FONT.regular)
+    .fontSize(8)
+    .fillColor(COLOR.muted)
+    .text(
+      "Share of each row framework's mapped controls that share a signal with the column framework: evidence collected for one supports the other.",
+      LEFT,
+      doc.y,
+      { width: WIDTH },
+    );
   const top = doc.y + 8;
   const value = new Map(view.synergies.map((s) => [`${s.primary_framework}|${s.synergy_with}`, s.overlap_percentage]));
   codes.forEach((code, i) => {
     const x = LEFT + labelWidth + i * cell;
-    doc.font(FONT.bold).fontSize(6.5).fillColor(COLOR.ink).text(code, x, top + cell / 2 - 3, { width: cell, align: 'center', lineBreak: false });
+    doc
+      .font(FONT.bold)
+      .fontSize(6.5)
+      .fillColor(COLOR.ink)
+      .text(code, x, top + cell / 2 - 3, { width: cell, align: 'center', lineBreak: false });
   });
   codes.forEach((row, r) => {
     const y = top + cell * (r + 1);
-    doc.font(FONT.bold).fontSize(7.5).fillColor(COLOR.ink).text(row, LEFT, y + cell / 2 - 3.5, { width: labelWidth - 8, align: 'right', lineBreak: false });
+    doc
+      .font(FONT.bold)
+      .fontSize(7.5)
+      .fillColor(COLOR.ink)
+      .text(row, LEFT, y + cell / 2 - 3.5, { width: labelWidth - 8, align: 'right', lineBreak: false });
     codes.forEach((column, c) => {
       const x = LEFT + labelWidth + c * cell;
       if (row === column) {
@@ -75,7 +93,11 @@ function synergyMatrix(doc: Doc, view: ExportView): void {
       } else {
         const pct = value.get(`${row}|${column}`) ?? 0;
         doc.rect(x, y, cell, cell).fill(shade(pct / 100));
-        doc.font(FONT.regular).fontSize(6.5).fillColor(pct > 55 ? '#FFFFFF' : COLOR.ink).text(`${Math.round(pct)}%`, x, y + cell / 2 - 3, { width: cell, align: 'center', lineBreak: false });
+        doc
+          .font(FONT.regular)
+          .fontSize(6.5)
+          .fillColor(pct > 55 ? '#FFFFFF' : COLOR.ink)
+          .text(`${Math.round(pct)}%`, x, y + cell / 2 - 3, { width: cell, align: 'center', lineBreak: false });
       }
       doc.rect(x, y, cell, cell).lineWidth(0.5).strokeColor('#FFFFFF').stroke();
     });
@@ -89,5 +111,11 @@ function shade(share: number): string {
   const t = Math.max(0, Math.min(1, share));
   const from = [0xf2, 0xf6, 0xfc];
   const to = [0x1f, 0x4e, 0x9a];
-  return `#${from.map((f, i) => Math.round(f + (to[i] - f) * t).toString(16).padStart(2, '0')).join('')}`;
+  return `#${from
+    .map((f, i) =>
+      Math.round(f + (to[i] - f) * t)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }

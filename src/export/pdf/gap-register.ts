@@ -28,7 +28,15 @@ export function gapRegister(doc: Doc, view: ExportView): void {
   const rows = ordered.map(({ framework, gap }, i) => {
     const resources = gapResources(view.data, gap);
     return {
-      cells: [String(i + 1), framework, gap.control.id, gap.control.title, statusLabel(gap.status), capitalize(gap.severity), gap.remediation ? capitalize(gap.remediation.priority) : ''],
+      cells: [
+        String(i + 1),
+        framework,
+        gap.control.id,
+        gap.control.title,
+        statusLabel(gap.status),
+        capitalize(gap.severity),
+        gap.remediation ? capitalize(gap.remediation.priority) : '',
+      ],
       colors: { 4: STATUS_TEXT_COLOR[gap.status], 5: SEVERITY_COLOR[gap.severity ?? 'info'] },
       ...(resources.length && { detail: listThatFits(doc, 'Resources: ', resources, WIDTH - columns[0].width - 8, (rest) => ` and ${rest} more`) }),
     };

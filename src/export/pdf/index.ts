@@ -60,7 +60,9 @@ export async function renderPdf(view: ExportView, header: ExportHeader): Promise
 /** Running header (after the cover) and footer on every page, once the page count is known. */
 function decoratePages(doc: Doc, view: ExportView, header: ExportHeader): void {
   const range = doc.bufferedPageRange();
-  const footer = pdfText(`Compliance Signal Registry  ·  registry ${view.meta.registry_version}  ·  scoring ${view.meta.scoring_version}  ·  export format ${header.format_version}`);
+  const footer = pdfText(
+    `Compliance Signal Registry  ·  registry ${view.meta.registry_version}  ·  scoring ${view.meta.scoring_version}  ·  export format ${header.format_version}`,
+  );
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
     // Writing in the margins must not trigger pdfkit's automatic page break.
@@ -69,10 +71,20 @@ function decoratePages(doc: Doc, view: ExportView, header: ExportHeader): void {
     if (i > range.start) {
       doc.font(FONT.bold).fontSize(8).fillColor(COLOR.navy).text('Compliance Gap Analysis', LEFT, 32, { lineBreak: false });
       doc.font(FONT.regular).fontSize(8).fillColor(COLOR.muted).text(view.data.analysis_id, LEFT, 32, { width: WIDTH, align: 'right', lineBreak: false });
-      doc.moveTo(LEFT, 45).lineTo(LEFT + WIDTH, 45).lineWidth(0.5).strokeColor(COLOR.rule).stroke();
+      doc
+        .moveTo(LEFT, 45)
+        .lineTo(LEFT + WIDTH, 45)
+        .lineWidth(0.5)
+        .strokeColor(COLOR.rule)
+        .stroke();
     }
     const y = PAGE.height - 40;
-    doc.moveTo(LEFT, y - 8).lineTo(LEFT + WIDTH, y - 8).lineWidth(0.5).strokeColor(COLOR.rule).stroke();
+    doc
+      .moveTo(LEFT, y - 8)
+      .lineTo(LEFT + WIDTH, y - 8)
+      .lineWidth(0.5)
+      .strokeColor(COLOR.rule)
+      .stroke();
     doc.font(FONT.regular).fontSize(7.5).fillColor(COLOR.muted).text(footer, LEFT, y, { lineBreak: false });
     doc.text(`Page ${i - range.start + 1} of ${range.count}`, LEFT, y, { width: WIDTH, align: 'right', lineBreak: false });
     doc.page.margins = margins;

@@ -68,7 +68,11 @@ export function block(doc: Doc, lines: BlockLine[], barColor: string, spaceAfter
   const width = WIDTH - 14;
   const heights = lines.map((line) => {
     doc.font(line.font).fontSize(line.size);
-    return doc.heightOfString(pdfText(line.text), { width: width - (line.indent ?? 0), lineGap: line.lineGap ?? 0, characterSpacing: line.characterSpacing ?? 0 });
+    return doc.heightOfString(pdfText(line.text), {
+      width: width - (line.indent ?? 0),
+      lineGap: line.lineGap ?? 0,
+      characterSpacing: line.characterSpacing ?? 0,
+    });
   });
   const height = lines.reduce((sum, line, i) => sum + (line.before ?? 0) + heights[i], 0);
   ensure(doc, height + spaceAfter);
@@ -78,7 +82,11 @@ export function block(doc: Doc, lines: BlockLine[], barColor: string, spaceAfter
   lines.forEach((line, i) => {
     y += line.before ?? 0;
     doc.font(line.font).fontSize(line.size).fillColor(line.color);
-    doc.text(pdfText(line.text), x + (line.indent ?? 0), y, { width: width - (line.indent ?? 0), lineGap: line.lineGap ?? 0, characterSpacing: line.characterSpacing ?? 0 });
+    doc.text(pdfText(line.text), x + (line.indent ?? 0), y, {
+      width: width - (line.indent ?? 0),
+      lineGap: line.lineGap ?? 0,
+      characterSpacing: line.characterSpacing ?? 0,
+    });
     y += heights[i];
   });
   doc.x = LEFT;
@@ -127,7 +135,10 @@ export function table(doc: Doc, columns: TableColumn[], rows: TableRow[], style:
     let x = LEFT;
     columns.forEach((column, c) => {
       const color = row.colors?.[c];
-      doc.font(color ? FONT.bold : FONT.regular).fontSize(style.fontSize).fillColor(color ?? COLOR.ink);
+      doc
+        .font(color ? FONT.bold : FONT.regular)
+        .fontSize(style.fontSize)
+        .fillColor(color ?? COLOR.ink);
       cellText(doc, pdfText(row.cells[c] ?? ''), x + 4, y + (style.rowHeight - style.fontSize) / 2 + 1, column.width - 8, column.align);
       x += column.width;
     });
@@ -135,7 +146,12 @@ export function table(doc: Doc, columns: TableColumn[], rows: TableRow[], style:
       doc.font(FONT.regular).fontSize(detailSize).fillColor(COLOR.muted);
       cellText(doc, pdfText(row.detail), LEFT + columns[0].width + 4, y + style.rowHeight - 2, WIDTH - columns[0].width - 8);
     }
-    doc.moveTo(LEFT, y + height).lineTo(LEFT + WIDTH, y + height).lineWidth(0.3).strokeColor(COLOR.rule).stroke();
+    doc
+      .moveTo(LEFT, y + height)
+      .lineTo(LEFT + WIDTH, y + height)
+      .lineWidth(0.3)
+      .strokeColor(COLOR.rule)
+      .stroke();
     doc.x = LEFT;
     doc.y = y + height;
   });
@@ -221,7 +237,24 @@ export function fit(doc: Doc, text: string, width: number): string {
 
 /** The characters the built-in fonts can show (WinAnsi): Latin-1 plus the cp1252 punctuation. */
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
-const REPLACEMENTS: Record<string, string> = { '≥': '>=', '≤': '<=', '→': '->', '←': '<-', '×': 'x', '≠': '!=', '‐': '-', '‑': '-', '−': '-', ' ': ' ', '✓': 'v', Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', ı: 'i' };
+const REPLACEMENTS: Record<string, string> = {
+  '≥': '>=',
+  '≤': '<=',
+  '→': '->',
+  '←': '<-',
+  '×': 'x',
+  '≠': '!=',
+  '‐': '-',
+  '‑': '-',
+  '−': '-',
+  ' ': ' ',
+  '✓': 'v',
+  Ł: 'L',
+  ł: 'l',
+  Đ: 'D',
+  đ: 'd',
+  ı: 'i',
+};
 
 function inWinAnsi(char: string, code: number): boolean {
   return (code >= 0x20 && code < 0x7f) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(char) || char === '\n';
@@ -341,4 +374,3 @@ export function dateTime(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 16)} UTC`;
 }
-

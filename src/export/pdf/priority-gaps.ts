@@ -56,9 +56,18 @@ function gapBlock(doc: Doc, view: ExportView, framework: string, gap: GapResult,
   const remediation = view.options.include_remediation ? gap.remediation : undefined;
   if (remediation) {
     lines.push({ text: remediation.guidance, font: FONT.regular, size: 9, color: COLOR.ink, before: 5, lineGap: 1 });
-    remediation.steps.slice(0, STEPS_SHOWN).forEach((step, i) => lines.push({ text: `${i + 1}. ${step}`, font: FONT.regular, size: 8.5, color: COLOR.ink, indent: 10, before: i === 0 ? 4 : 1.5 }));
+    remediation.steps
+      .slice(0, STEPS_SHOWN)
+      .forEach((step, i) => lines.push({ text: `${i + 1}. ${step}`, font: FONT.regular, size: 8.5, color: COLOR.ink, indent: 10, before: i === 0 ? 4 : 1.5 }));
     if (remediation.steps.length > STEPS_SHOWN) {
-      lines.push({ text: `and ${remediation.steps.length - STEPS_SHOWN} more steps in the csv and xlsx exports`, font: FONT.italic, size: 7.5, color: COLOR.muted, indent: 10, before: 1.5 });
+      lines.push({
+        text: `and ${remediation.steps.length - STEPS_SHOWN} more steps in the csv and xlsx exports`,
+        font: FONT.italic,
+        size: 7.5,
+        color: COLOR.muted,
+        indent: 10,
+        before: 1.5,
+      });
     }
   }
   if (view.options.include_evidence) {

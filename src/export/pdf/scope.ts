@@ -37,7 +37,10 @@ export function scopePage(doc: Doc, view: ExportView): void {
   const rows: Array<[string, string]> = [
     ['Findings observed', period],
     ['Sources', scope.sources.length ? scope.sources.join(', ') : 'not named by the findings'],
-    ['Findings', `${scope.findings.submitted} submitted, ${scope.findings.analyzed} analysed, ${scope.findings.excluded_resolved} resolved left out, ${scope.findings.unmapped} with no mapping`],
+    [
+      'Findings',
+      `${scope.findings.submitted} submitted, ${scope.findings.analyzed} analysed, ${scope.findings.excluded_resolved} resolved left out, ${scope.findings.unmapped} with no mapping`,
+    ],
     ...(scope.not_recognised ? ([['Not recognised', scope.not_recognised]] as Array<[string, string]>) : []),
     ['Minimum confidence', options.min_confidence === undefined ? 'as the analysis defaulted' : String(options.min_confidence)],
     ['Resolved findings', options.include_resolved ? 'included as passing evidence' : 'left out'],
@@ -48,7 +51,11 @@ export function scopePage(doc: Doc, view: ExportView): void {
   let y = doc.y + 4;
   for (const [name, value] of rows) {
     doc.font(FONT.bold).fontSize(9).fillColor(COLOR.muted).text(name, LEFT, y, { width: 130 });
-    doc.font(FONT.regular).fontSize(9).fillColor(COLOR.ink).text(pdfText(value), LEFT + 140, y, { width: WIDTH - 140 });
+    doc
+      .font(FONT.regular)
+      .fontSize(9)
+      .fillColor(COLOR.ink)
+      .text(pdfText(value), LEFT + 140, y, { width: WIDTH - 140 });
     y = Math.max(doc.y, y + 12) + 5;
   }
   doc.x = LEFT;

@@ -1,7 +1,26 @@
 /** The executive summary: key figures, a paragraph, the score and status charts, the framework table. */
 import { AT_RISK_SCORE, COMPLIANT_SCORE } from '../../gap/scoring.js';
 import { statusLabel, type ExportView } from '../model.js';
-import { ensure, FONT, heading, legend, LEFT, COLOR, paragraph, percent, plural, score, SEVERITY_COLOR, STATUS_COLOR, STATUS_TEXT_COLOR, subheading, table, WIDTH, type Doc, type TableColumn } from './layout.js';
+import {
+  ensure,
+  FONT,
+  heading,
+  legend,
+  LEFT,
+  COLOR,
+  paragraph,
+  percent,
+  plural,
+  score,
+  SEVERITY_COLOR,
+  STATUS_COLOR,
+  STATUS_TEXT_COLOR,
+  subheading,
+  table,
+  WIDTH,
+  type Doc,
+  type TableColumn,
+} from './layout.js';
 
 export function executiveSummary(doc: Doc, view: ExportView): void {
   doc.addPage();
@@ -21,8 +40,16 @@ export function executiveSummary(doc: Doc, view: ExportView): void {
     const x = LEFT + i * (tileWidth + gap);
     doc.roundedRect(x, tileY, tileWidth, 58, 4).fill(COLOR.panel);
     doc.rect(x, tileY, tileWidth, 3).fill(tile.color);
-    doc.font(FONT.bold).fontSize(20).fillColor(tile.color).text(tile.value, x + 10, tileY + 12, { width: tileWidth - 20 });
-    doc.font(FONT.regular).fontSize(8).fillColor(COLOR.muted).text(tile.caption, x + 10, tileY + 38, { width: tileWidth - 20 });
+    doc
+      .font(FONT.bold)
+      .fontSize(20)
+      .fillColor(tile.color)
+      .text(tile.value, x + 10, tileY + 12, { width: tileWidth - 20 });
+    doc
+      .font(FONT.regular)
+      .fontSize(8)
+      .fillColor(COLOR.muted)
+      .text(tile.caption, x + 10, tileY + 38, { width: tileWidth - 20 });
   });
   doc.x = LEFT;
   doc.y = tileY + 72;
@@ -34,7 +61,9 @@ export function executiveSummary(doc: Doc, view: ExportView): void {
       `(${percent(s.coverage)} coverage): ${s.counts.compliant} compliant, ${s.counts.partially_compliant} partially compliant and ${s.counts.non_compliant} non-compliant. ` +
       `The overall posture is ${statusLabel(s.posture).toLowerCase()} with a score of ${score(s.score)} out of 100. ` +
       `${plural(gapsTotal, 'gap')} ${gapsTotal === 1 ? 'needs' : 'need'} attention, of which ${s.critical_gaps} critical and ${s.high_gaps} high severity` +
-      (view.commonGaps.length ? `; ${plural(view.commonGaps.length, 'weakness', 'weaknesses')} open gaps in more than one framework, where one fix counts several times.` : '.'),
+      (view.commonGaps.length
+        ? `; ${plural(view.commonGaps.length, 'weakness', 'weaknesses')} open gaps in more than one framework, where one fix counts several times.`
+        : '.'),
   );
   // An analysis of a scanner file says what of the file it could not read into findings.
   const notRecognised = view.data.summary.findings.not_recognised;
@@ -65,12 +94,20 @@ function scoreChart(doc: Doc, view: ExportView): void {
   view.frameworks.forEach((code, i) => {
     const posture = view.data.by_framework[code].posture;
     const y = top + i * rowHeight;
-    doc.font(FONT.bold).fontSize(8).fillColor(COLOR.ink).text(code, LEFT, y + (barHeight - 8) / 2 + 1, { width: labelWidth - 8, align: 'right', lineBreak: false });
+    doc
+      .font(FONT.bold)
+      .fontSize(8)
+      .fillColor(COLOR.ink)
+      .text(code, LEFT, y + (barHeight - 8) / 2 + 1, { width: labelWidth - 8, align: 'right', lineBreak: false });
     doc.rect(plotX, y, plotWidth, barHeight).fill(COLOR.track);
     const value = posture.score ?? 0;
     // A score of 0 still shows its posture colour as a stub; "not assessed" (no score) shows none.
     if (posture.score !== null) doc.rect(plotX, y, Math.max(2, (plotWidth * value) / 100), barHeight).fill(STATUS_COLOR[posture.status] ?? COLOR.accent);
-    doc.font(FONT.regular).fontSize(8).fillColor(COLOR.ink).text(score(posture.score), plotX + plotWidth + 6, y + (barHeight - 8) / 2 + 1, { width: valueWidth - 6, lineBreak: false });
+    doc
+      .font(FONT.regular)
+      .fontSize(8)
+      .fillColor(COLOR.ink)
+      .text(score(posture.score), plotX + plotWidth + 6, y + (barHeight - 8) / 2 + 1, { width: valueWidth - 6, lineBreak: false });
   });
   // Thresholds over the bars: the posture bands of docs/scoring.md.
   for (const [threshold, text] of [
@@ -78,16 +115,41 @@ function scoreChart(doc: Doc, view: ExportView): void {
     [COMPLIANT_SCORE, `compliant from ${COMPLIANT_SCORE}`],
   ] as const) {
     const x = plotX + (plotWidth * threshold) / 100;
-    doc.save().moveTo(x, top - 4).lineTo(x, top + height).dash(2.5, { space: 2 }).lineWidth(0.8).strokeColor(COLOR.ink).strokeOpacity(0.55).stroke().restore();
-    doc.font(FONT.regular).fontSize(7).fillColor(COLOR.muted).text(text, x - 40, top - 13, { width: 80, align: 'center', lineBreak: false });
+    doc
+      .save()
+      .moveTo(x, top - 4)
+      .lineTo(x, top + height)
+      .dash(2.5, { space: 2 })
+      .lineWidth(0.8)
+      .strokeColor(COLOR.ink)
+      .strokeOpacity(0.55)
+      .stroke()
+      .restore();
+    doc
+      .font(FONT.regular)
+      .fontSize(7)
+      .fillColor(COLOR.muted)
+      .text(text, x - 40, top - 13, { width: 80, align: 'center', lineBreak: false });
   }
   // Axis.
   const axisY = top + height + 3;
-  doc.moveTo(plotX, axisY).lineTo(plotX + plotWidth, axisY).lineWidth(0.5).strokeColor(COLOR.rule).stroke();
+  doc
+    .moveTo(plotX, axisY)
+    .lineTo(plotX + plotWidth, axisY)
+    .lineWidth(0.5)
+    .strokeColor(COLOR.rule)
+    .stroke();
   for (let tick = 0; tick <= 100; tick += 20) {
     const x = plotX + (plotWidth * tick) / 100;
-    doc.moveTo(x, axisY).lineTo(x, axisY + 3).stroke();
-    doc.font(FONT.regular).fontSize(7).fillColor(COLOR.muted).text(String(tick), x - 12, axisY + 5, { width: 24, align: 'center' });
+    doc
+      .moveTo(x, axisY)
+      .lineTo(x, axisY + 3)
+      .stroke();
+    doc
+      .font(FONT.regular)
+      .fontSize(7)
+      .fillColor(COLOR.muted)
+      .text(String(tick), x - 12, axisY + 5, { width: 24, align: 'center' });
   }
   legend(doc, axisY + 18, [
     ['Compliant', STATUS_COLOR.compliant],
@@ -110,7 +172,11 @@ function statusChart(doc: Doc, view: ExportView): void {
   view.frameworks.forEach((code, i) => {
     const posture = view.data.by_framework[code].posture;
     const y = top + i * rowHeight;
-    doc.font(FONT.bold).fontSize(8).fillColor(COLOR.ink).text(code, LEFT, y + (barHeight - 8) / 2 + 1, { width: labelWidth - 8, align: 'right', lineBreak: false });
+    doc
+      .font(FONT.bold)
+      .fontSize(8)
+      .fillColor(COLOR.ink)
+      .text(code, LEFT, y + (barHeight - 8) / 2 + 1, { width: labelWidth - 8, align: 'right', lineBreak: false });
     let x = plotX;
     for (const [field, status] of segments) {
       const count = posture[field];
@@ -120,12 +186,21 @@ function statusChart(doc: Doc, view: ExportView): void {
       const text = String(count);
       doc.font(FONT.bold).fontSize(7);
       if (width > doc.widthOfString(text) + 6) {
-        doc.fillColor(status === 'not_assessed' || status === 'partially_compliant' ? COLOR.ink : '#FFFFFF').text(text, x, y + (barHeight - 7) / 2 + 1, { width, align: 'center', lineBreak: false });
+        doc
+          .fillColor(status === 'not_assessed' || status === 'partially_compliant' ? COLOR.ink : '#FFFFFF')
+          .text(text, x, y + (barHeight - 7) / 2 + 1, { width, align: 'center', lineBreak: false });
       }
       x += width;
     }
     const assessed = posture.controls_total - posture.controls_not_assessed;
-    doc.font(FONT.regular).fontSize(7).fillColor(COLOR.muted).text(`${assessed} of ${posture.controls_total} assessed`, plotX + plotWidth + 6, y + (barHeight - 7.5) / 2 + 1, { width: valueWidth - 6, lineBreak: false });
+    doc
+      .font(FONT.regular)
+      .fontSize(7)
+      .fillColor(COLOR.muted)
+      .text(`${assessed} of ${posture.controls_total} assessed`, plotX + plotWidth + 6, y + (barHeight - 7.5) / 2 + 1, {
+        width: valueWidth - 6,
+        lineBreak: false,
+      });
   });
   legend(doc, top + view.frameworks.length * rowHeight + 4, [
     ['Compliant', STATUS_COLOR.compliant],
@@ -156,7 +231,19 @@ export function frameworkTable(doc: Doc, view: ExportView): void {
     const framework = view.data.by_framework[code];
     const p = framework.posture;
     return {
-      cells: [code, framework.name, statusLabel(p.status), score(p.score), percent(p.coverage), p.controls_compliant, p.controls_partial, p.controls_non_compliant, p.controls_not_assessed, p.critical_gaps, p.high_gaps].map(String),
+      cells: [
+        code,
+        framework.name,
+        statusLabel(p.status),
+        score(p.score),
+        percent(p.coverage),
+        p.controls_compliant,
+        p.controls_partial,
+        p.controls_non_compliant,
+        p.controls_not_assessed,
+        p.critical_gaps,
+        p.high_gaps,
+      ].map(String),
       colors: { 2: STATUS_TEXT_COLOR[p.status] },
     };
   });

@@ -27,7 +27,10 @@ export class LmdbAccountDirectory implements AccountDirectory {
   private generation: number | undefined;
   private nextGenerationCheck = 0;
 
-  constructor(private readonly store: DataStore, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly store: DataStore,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   private account(name: string): Account | undefined {
     const record = this.store.accounts.get(name);

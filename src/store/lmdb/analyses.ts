@@ -24,7 +24,11 @@ export class LmdbAnalysisStore implements AnalysisStore {
     const payloadWritten = Promise.all([this.store.analyses.put(entry.id, payload), this.store.analysisExpiry.put(expiryKey, true)]);
     if (!idempotency) {
       // Both awaited here and below: the caller reuses the payload's memory once save() resolves.
-      await Promise.all([payloadWritten, this.store.analysisIndex.put(entry.id, entry), this.store.accountAnalyses.put([entry.account, entry.created_at, entry.id], true)]);
+      await Promise.all([
+        payloadWritten,
+        this.store.analysisIndex.put(entry.id, entry),
+        this.store.accountAnalyses.put([entry.account, entry.created_at, entry.id], true),
+      ]);
       return { stored: true };
     }
     let outcome: SaveOutcome = { stored: true };

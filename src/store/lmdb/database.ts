@@ -59,7 +59,10 @@ function prepareDataDir(dataDir: string): void {
   try {
     accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch {
-    throw new DataDirError(dataDir, `is not writable by this user (uid ${process.getuid?.() ?? 'unknown'}): give it to the service's user or choose another DATA_DIR`);
+    throw new DataDirError(
+      dataDir,
+      `is not writable by this user (uid ${process.getuid?.() ?? 'unknown'}): give it to the service's user or choose another DATA_DIR`,
+    );
   }
 }
 

@@ -72,7 +72,11 @@ export class PostgresAccountDirectory implements AccountDirectory {
   /** Loads the replica and keeps it current until `stop`. The CLI, which never authenticates, skips this. */
   async follow(): Promise<void> {
     await this.refresh();
-    const listening = await this.sql.listen(DIRECTORY_CHANNEL, () => void this.refresh().catch(this.onRefreshError), () => void this.refresh().catch(this.onRefreshError));
+    const listening = await this.sql.listen(
+      DIRECTORY_CHANNEL,
+      () => void this.refresh().catch(this.onRefreshError),
+      () => void this.refresh().catch(this.onRefreshError),
+    );
     this.unlisten = listening.unlisten;
     this.timer = setInterval(() => void this.refresh().catch(this.onRefreshError), DIRECTORY_POLL_MS);
     this.timer.unref();

@@ -31,7 +31,8 @@ interface IdempotencyRow {
   expires_at: Date;
 }
 
-const ENTRY_COLUMNS = 'id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, swept_at, data_members, custom_frameworks';
+const ENTRY_COLUMNS =
+  'id, account, created_at, expires_at, frameworks, posture_status, posture_score, critical_gaps, high_gaps, status, swept_at, data_members, custom_frameworks';
 
 function entryOf(row: AnalysisRow): AnalysisIndexEntry {
   const entry: AnalysisIndexEntry = {
@@ -93,7 +94,10 @@ export class PostgresAnalysisStore implements AnalysisStore {
   }
 
   async get(id: string, account: string, now: Date): Promise<StoredAnalysis> {
-    const [row] = id.length <= MAX_ANALYSIS_ID_LENGTH ? await this.sql<Array<AnalysisRow & { payload: Buffer | null }>>`SELECT ${this.sql.unsafe(ENTRY_COLUMNS)}, payload FROM analyses WHERE id = ${id}` : [];
+    const [row] =
+      id.length <= MAX_ANALYSIS_ID_LENGTH
+        ? await this.sql<Array<AnalysisRow & { payload: Buffer | null }>>`SELECT ${this.sql.unsafe(ENTRY_COLUMNS)}, payload FROM analyses WHERE id = ${id}`
+        : [];
     const entry = liveEntry(row && entryOf(row), id, account, now);
     if (!row.payload) throw new ApiError('GAP_EXPIRED', { id, expired_at: entry.expires_at });
     return { entry, payload: row.payload };
@@ -107,7 +111,9 @@ export class PostgresAnalysisStore implements AnalysisStore {
       ${query.status ? sql`AND status = ${query.status}` : sql``}`;
     const [[{ total }], rows] = await Promise.all([
       sql<{ total: string }[]>`SELECT count(*) AS total FROM analyses WHERE ${filters}`,
-      sql<AnalysisRow[]>`SELECT ${sql.unsafe(ENTRY_COLUMNS)} FROM analyses WHERE ${filters} ORDER BY created_at DESC, id COLLATE "C" DESC OFFSET ${query.offset} LIMIT ${query.limit}`,
+      sql<
+        AnalysisRow[]
+      >`SELECT ${sql.unsafe(ENTRY_COLUMNS)} FROM analyses WHERE ${filters} ORDER BY created_at DESC, id COLLATE "C" DESC OFFSET ${query.offset} LIMIT ${query.limit}`,
     ]);
     return { total: Number(total), items: rows.map(entryOf) };
   }

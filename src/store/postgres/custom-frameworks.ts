@@ -45,12 +45,16 @@ export class PostgresCustomFrameworkStore implements CustomFrameworkStore {
   constructor(private readonly sql: Sql) {}
 
   async list(account: string): Promise<CustomFrameworkSummary[]> {
-    const rows = await this.sql<SummaryRow[]>`SELECT ${this.sql.unsafe(SUMMARY_COLUMNS)} FROM custom_frameworks WHERE account = ${account} ORDER BY code COLLATE "C"`;
+    const rows = await this.sql<
+      SummaryRow[]
+    >`SELECT ${this.sql.unsafe(SUMMARY_COLUMNS)} FROM custom_frameworks WHERE account = ${account} ORDER BY code COLLATE "C"`;
     return rows.map(summaryOf);
   }
 
   async get(account: string, code: string): Promise<StoredCustomFramework | undefined> {
-    const [row] = await this.sql<Array<SummaryRow & { controls: CustomControl[] }>>`SELECT ${this.sql.unsafe(SUMMARY_COLUMNS)}, controls FROM custom_frameworks WHERE account = ${account} AND code = ${code}`;
+    const [row] = await this.sql<
+      Array<SummaryRow & { controls: CustomControl[] }>
+    >`SELECT ${this.sql.unsafe(SUMMARY_COLUMNS)}, controls FROM custom_frameworks WHERE account = ${account} AND code = ${code}`;
     return row && { ...summaryOf(row), controls: row.controls };
   }
 
@@ -73,7 +77,9 @@ export class PostgresCustomFrameworkStore implements CustomFrameworkStore {
   async replace(framework: StoredCustomFramework): Promise<StoredCustomFramework | undefined> {
     return this.sql.begin(async (tx) => {
       await lockAccount(tx, framework.account);
-      const [row] = await tx<SummaryRow[]>`SELECT ${tx.unsafe(SUMMARY_COLUMNS)} FROM custom_frameworks WHERE account = ${framework.account} AND code = ${framework.code}`;
+      const [row] = await tx<
+        SummaryRow[]
+      >`SELECT ${tx.unsafe(SUMMARY_COLUMNS)} FROM custom_frameworks WHERE account = ${framework.account} AND code = ${framework.code}`;
       if (!row) return undefined;
       const next = nextVersion(summaryOf(row), framework);
       await tx`
@@ -86,7 +92,9 @@ export class PostgresCustomFrameworkStore implements CustomFrameworkStore {
   }
 
   async delete(account: string, code: string): Promise<CustomFrameworkSummary | undefined> {
-    const [row] = await this.sql<SummaryRow[]>`DELETE FROM custom_frameworks WHERE account = ${account} AND code = ${code} RETURNING ${this.sql.unsafe(SUMMARY_COLUMNS)}`;
+    const [row] = await this.sql<
+      SummaryRow[]
+    >`DELETE FROM custom_frameworks WHERE account = ${account} AND code = ${code} RETURNING ${this.sql.unsafe(SUMMARY_COLUMNS)}`;
     return row && summaryOf(row);
   }
 }

@@ -23,7 +23,13 @@ export class Violation extends Error {}
 
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Operations that can hand work to the worker pool; after them the pool must still answer. */
-const POOLED = new Set(['POST /v1/gap-analysis', 'POST /v1/validate/batch', 'POST /v1/gap-analysis/compare', 'POST /v1/gap-analysis/{id}/export', 'GET /v1/gap-analysis/{id}/export']);
+const POOLED = new Set([
+  'POST /v1/gap-analysis',
+  'POST /v1/validate/batch',
+  'POST /v1/gap-analysis/compare',
+  'POST /v1/gap-analysis/{id}/export',
+  'GET /v1/gap-analysis/{id}/export',
+]);
 
 /** The codes docs/errors.md lists, with their HTTP status. */
 export function documentedErrorCodes(): Map<string, number> {
@@ -105,7 +111,8 @@ export class FuzzHarness {
     const headers: Record<string, string> = {};
     if (caller.authorization) headers.authorization = caller.authorization;
     if (fuzzCase.contentType !== null) headers['content-type'] = fuzzCase.contentType;
-    const body = fuzzCase.body === undefined ? undefined : fuzzCase.body.kind === 'bytes' ? fuzzCase.body.bytes : Buffer.from(toJsonText(fuzzCase.body.tree, resolve));
+    const body =
+      fuzzCase.body === undefined ? undefined : fuzzCase.body.kind === 'bytes' ? fuzzCase.body.bytes : Buffer.from(toJsonText(fuzzCase.body.tree, resolve));
     const describe = () => describeRequest(fuzzCase, target, headers, body);
 
     let response: WireResponse;
@@ -135,7 +142,13 @@ export class FuzzHarness {
     const broken = brokenInvariant(fuzzCase, response, this.documented, this.operations.find((operation) => operation.name === fuzzCase.operation)?.errorCodes);
     if (!broken) return;
     const requestId = String(response.headers['x-request-id'] ?? '');
-    const logged = response.status >= 500 && requestId ? this.service.output().split('\n').filter((line) => line.includes(requestId)) : [];
+    const logged =
+      response.status >= 500 && requestId
+        ? this.service
+            .output()
+            .split('\n')
+            .filter((line) => line.includes(requestId))
+        : [];
     const log = logged.length ? `; the service logged:\n${logged.join('\n').slice(0, 3000)}` : '';
     throw new Violation(`${broken}${log}\n${describe()}\nanswer: ${response.status} ${response.body.subarray(0, 600).toString()}`);
   }
@@ -160,7 +173,10 @@ export class FuzzHarness {
     } catch {
       // Reported below.
     }
-    if (answer?.status !== 200) throw new Violation(`the worker pool stopped taking work after this request (probe answered ${answer?.status ?? 'nothing'})\n${describe()}\n${await this.diagnose()}`);
+    if (answer?.status !== 200)
+      throw new Violation(
+        `the worker pool stopped taking work after this request (probe answered ${answer?.status ?? 'nothing'})\n${describe()}\n${await this.diagnose()}`,
+      );
   }
 
   private async diagnose(): Promise<string> {
@@ -203,7 +219,12 @@ export class FuzzHarness {
   }
 
   private async json(method: string, target: string, key: string, body?: unknown): Promise<any> {
-    const response = await this.send(method, target, { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body === undefined ? undefined : Buffer.from(JSON.stringify(body)));
+    const response = await this.send(
+      method,
+      target,
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+    );
     if (response.status !== 200) throw new Error(`${method} ${target} answered ${response.status}: ${response.body.toString().slice(0, 300)}`);
     return JSON.parse(response.body.toString('utf8'));
   }
@@ -212,14 +233,20 @@ export class FuzzHarness {
   private async readVocabulary(): Promise<Vocabulary> {
     const key = await this.keyOf('enterprise');
     const get = async (target: string) => (await this.json('GET', target, key)).data;
-    const signals: Array<{ id: string; title: string; tags: string[] }> = [...(await get('/v1/signals?per_page=100')), ...(await get('/v1/signals?per_page=100&page=3'))];
+    const signals: Array<{ id: string; title: string; tags: string[] }> = [
+      ...(await get('/v1/signals?per_page=100')),
+      ...(await get('/v1/signals?per_page=100&page=3')),
+    ];
     const frameworks: Array<{ code: string; listing_code: string; gap_analysis: boolean }> = await get('/v1/frameworks');
     const controls: Array<{ id: string; category: string }> = await get('/v1/controls?per_page=100');
     const domains: Array<{ id: string; categories: string[] }> = await get('/v1/domains');
-    const artifactTypes: Array<{ id: string; subcategory: string; provider_mappings: Array<{ resource_type?: string }> }> = await get('/v1/artifact-types?per_page=100');
+    const artifactTypes: Array<{ id: string; subcategory: string; provider_mappings: Array<{ resource_type?: string }> }> =
+      await get('/v1/artifact-types?per_page=100');
     const templates: Array<{ id: string; category: string }> = await get('/v1/finding-templates?per_page=100');
     const toolMappings: Array<{ tool_id: string; rule_id: string }> = await get('/v1/tool-mappings?per_page=100&page=7');
-    const unique = (values: Array<string | undefined>) => [...new Set(values.filter((value): value is string => typeof value === 'string' && value.length > 0))];
+    const unique = (values: Array<string | undefined>) => [
+      ...new Set(values.filter((value): value is string => typeof value === 'string' && value.length > 0)),
+    ];
     return {
       signals: unique(signals.map((s) => s.id)),
       tags: unique(signals.flatMap((s) => s.tags)),
@@ -292,7 +319,9 @@ export class FuzzHarness {
       // Over every framework the tier allows, so that an export's framework filter often matches.
       const all = this.vocabulary.gapFrameworks;
       for (const frameworks of limits.maxFrameworks >= all.length ? [all, all] : [['HIPAA'], ['SOC2']]) {
-        const findings = this.vocabulary.signals.slice(0, 3).map((signal_id, index) => ({ id: `f-${index}`, signal_id, status: index === 0 ? 'resolved' : 'open' }));
+        const findings = this.vocabulary.signals
+          .slice(0, 3)
+          .map((signal_id, index) => ({ id: `f-${index}`, signal_id, status: index === 0 ? 'resolved' : 'open' }));
         const created = await this.json('POST', '/v1/gap-analysis', key, { frameworks, findings });
         account.analyses.push(created.data.analysis_id ?? created.data.id);
       }

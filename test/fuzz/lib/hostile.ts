@@ -20,7 +20,19 @@ export const deepNesting: fc.Arbitrary<JsonTree> = fc
 /** Numbers as JSON text: beyond double range, past 2^53, negative zero, long fractions. */
 export const extremeNumber: fc.Arbitrary<JsonTree> = fc.oneof(
   fc.constantFrom(
-    ...['1e400', '-1e400', '1e-400', '-0', '9007199254740993', '-9007199254740993', '1.7976931348623157e308', '5e-324', '0.30000000000000004', '1E2', '123456789012345678901234567890'].map((text) => new RawJson(text, text)),
+    ...[
+      '1e400',
+      '-1e400',
+      '1e-400',
+      '-0',
+      '9007199254740993',
+      '-9007199254740993',
+      '1.7976931348623157e308',
+      '5e-324',
+      '0.30000000000000004',
+      '1E2',
+      '123456789012345678901234567890',
+    ].map((text) => new RawJson(text, text)),
   ),
   fc.integer({ min: 20, max: 2_000 }).map((digits) => new RawJson('9'.repeat(digits), `${digits}-digit integer`)),
   fc.double({ noNaN: true }),
@@ -34,8 +46,36 @@ export const longString: fc.Arbitrary<JsonTree> = fc
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, not a template
 const awkwardText = [
-  '', ' ', '\u0000', '\u202e', '\ufeff', '＝1+1', '=HYPERLINK("x")', '\r\n', '\n=1', '../../etc/passwd', '%00', '%s%s%n', '${jndi:x}', '<script>', "'; DROP TABLE", 'null', 'undefined',
-  'NaN', '-0', 'CSR-', '*', '?', '#', '\t', 'İ', 'ß', 'ﬃ', 'Å', 'ǅ', '\u0130\u0131',
+  '',
+  ' ',
+  '\u0000',
+  '\u202e',
+  '\ufeff',
+  '＝1+1',
+  '=HYPERLINK("x")',
+  '\r\n',
+  '\n=1',
+  '../../etc/passwd',
+  '%00',
+  '%s%s%n',
+  '${jndi:x}',
+  '<script>',
+  "'; DROP TABLE",
+  'null',
+  'undefined',
+  'NaN',
+  '-0',
+  'CSR-',
+  '*',
+  '?',
+  '#',
+  '\t',
+  'İ',
+  'ß',
+  'ﬃ',
+  'Å',
+  'ǅ',
+  '\u0130\u0131',
 ];
 
 /** Unicode a validator or lower-caser may handle badly, including lone surrogates (as escapes). */
@@ -48,7 +88,10 @@ export const strangeString: fc.Arbitrary<JsonTree> = fc.oneof(
 
 /** Keys that reach Object.prototype when code copies or merges objects naively. */
 export const prototypeKeys: fc.Arbitrary<JsonTree> = fc
-  .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf'), fc.oneof(fc.constant({ polluted: true } as JsonTree), fc.constant(null), fc.constant('x')))
+  .tuple(
+    fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf'),
+    fc.oneof(fc.constant({ polluted: true } as JsonTree), fc.constant(null), fc.constant('x')),
+  )
   .map(([key, value]) => new Entries([[key, key === 'constructor' ? { prototype: value } : value]]));
 
 /** Anything of the wrong type for the slot, chosen among all JSON types. */
@@ -91,7 +134,10 @@ export function brokenJson(validText: fc.Arbitrary<string>): fc.Arbitrary<{ byte
     fc.tuple(validText, fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x00])).map(([text, bad]) => {
       const bytes = Buffer.from(text);
       const at = bytes.indexOf('"') + 1;
-      return { bytes: Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]), label: `invalid UTF-8 ${Buffer.from(bad).toString('hex')}` };
+      return {
+        bytes: Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]),
+        label: `invalid UTF-8 ${Buffer.from(bad).toString('hex')}`,
+      };
     }),
     fc.integer({ min: 1_000, max: 100_000 }).map((depth) => ({ bytes: Buffer.from('['.repeat(depth)), label: `${depth} unclosed arrays` })),
   );

@@ -19,7 +19,8 @@ export function brokenInvariant(fuzzCase: FuzzCase, answer: Answer, documented: 
   const { status } = answer;
   if (status < 100 || status > 599) return `status ${status} is not an HTTP status`;
   // The readiness probe answers 503 with its own body until the worker threads have started.
-  if (fuzzCase.operation === 'GET /readyz' && fuzzCase.method === 'GET' && status === 503 && /"status":"(?!ready")/.test(answer.body.toString())) return undefined;
+  if (fuzzCase.operation === 'GET /readyz' && fuzzCase.method === 'GET' && status === 503 && /"status":"(?!ready")/.test(answer.body.toString()))
+    return undefined;
   if (status >= 400 && fuzzCase.method !== 'HEAD') {
     let parsed: unknown;
     try {
@@ -29,11 +30,14 @@ export function brokenInvariant(fuzzCase: FuzzCase, answer: Answer, documented: 
     }
     const envelope = parsed as { error?: Record<string, unknown> } | null;
     const error = envelope?.error;
-    if (!error || typeof error !== 'object' || Array.isArray(error) || Object.keys(envelope!).length !== 1) return `${status}: not the error envelope {"error": {...}}`;
+    if (!error || typeof error !== 'object' || Array.isArray(error) || Object.keys(envelope!).length !== 1)
+      return `${status}: not the error envelope {"error": {...}}`;
     const extra = Object.keys(error).filter((key) => !['code', 'message', 'details'].includes(key));
     if (extra.length) return `${status}: the error envelope has fields beyond code, message, details: ${extra.join(', ')}`;
-    if (typeof error.code !== 'string' || typeof error.message !== 'string' || !error.message) return `${status}: error code and message must be non-empty strings`;
-    if (error.details !== undefined && (typeof error.details !== 'object' || error.details === null || Array.isArray(error.details))) return `${status}: error details must be an object`;
+    if (typeof error.code !== 'string' || typeof error.message !== 'string' || !error.message)
+      return `${status}: error code and message must be non-empty strings`;
+    if (error.details !== undefined && (typeof error.details !== 'object' || error.details === null || Array.isArray(error.details)))
+      return `${status}: error details must be an object`;
     if (status >= 500 && !(status === 503 && error.code === 'service_busy')) return `${status} answered (${error.code})`;
     const documentedStatus = documented.get(error.code);
     if (documentedStatus === undefined) return `error code ${error.code} is not in docs/errors.md`;
@@ -44,7 +48,9 @@ export function brokenInvariant(fuzzCase: FuzzCase, answer: Answer, documented: 
   } else if (status >= 500) {
     return `${status} answered`;
   }
-  const foreign = fuzzCase.segments.some((segment) => segment instanceof Ref && segment.name === 'foreign-analysis') || (fuzzCase.body?.kind === 'json' && mentions(fuzzCase.body.tree, 'foreign-analysis'));
+  const foreign =
+    fuzzCase.segments.some((segment) => segment instanceof Ref && segment.name === 'foreign-analysis') ||
+    (fuzzCase.body?.kind === 'json' && mentions(fuzzCase.body.tree, 'foreign-analysis'));
   if (foreign && status >= 200 && status < 300) return "another account's analysis was answered";
   return undefined;
 }

@@ -13,7 +13,10 @@ export interface JsonObject {
 
 /** Text written into the body as is; `label` is what a counterexample shows instead of the text. */
 export class RawJson {
-  constructor(readonly text: string, readonly label: string) {}
+  constructor(
+    readonly text: string,
+    readonly label: string,
+  ) {}
   [fc.toStringMethod](): string {
     return `raw(${this.label})`;
   }

@@ -32,7 +32,8 @@ export function operationsOf(document: { paths: Record<string, Record<string, Op
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const errorCodes = new Set<string>();
-      for (const response of Object.values(op.responses)) for (const code of response.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum ?? []) errorCodes.add(code);
+      for (const response of Object.values(op.responses))
+        for (const code of response.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum ?? []) errorCodes.add(code);
       operations.push({
         name: `${method.toUpperCase()} ${path}`,
         method: method.toUpperCase(),
@@ -85,19 +86,38 @@ function encodeQueryValue(value: JsonTree): string {
 function nearValidQueryText(schema: Schema): fc.Arbitrary<string> {
   const numeric = ['', 'abc', '-1', '0', '1.5', '1e3', '0x10', '%201', '+1', '1,2', 'NaN', 'Infinity', '-0', '9'.repeat(400), '1%00', '１'];
   const boolean = ['', 'TRUE', 'yes', '1', '0', 'on', 'null', 'true%00'];
-  const strange = ['%zz', '%', '%ff%fe', '%00', '%C0%AF', '%E2%80%AE', '%ED%A0%80', '+', '%2B', '..%2F..', 'a'.repeat(10_000), encodeURIComponent('😀'.repeat(300)), '%F0%9F%98'];
+  const strange = [
+    '%zz',
+    '%',
+    '%ff%fe',
+    '%00',
+    '%C0%AF',
+    '%E2%80%AE',
+    '%ED%A0%80',
+    '+',
+    '%2B',
+    '..%2F..',
+    'a'.repeat(10_000),
+    encodeURIComponent('😀'.repeat(300)),
+    '%F0%9F%98',
+  ];
   const type = schema.type === 'array' ? schema.items?.type : schema.type;
   if (type === 'integer' || type === 'number') return fc.constantFrom(...numeric, ...strange);
   if (type === 'boolean') return fc.constantFrom(...boolean, ...strange);
   const members = (schema.enum ?? schema.items?.enum ?? []).map(String);
   const nearMembers = members.flatMap((member) => [member.toUpperCase(), member.toLowerCase(), `${member}%20`, `%20${member}`]);
-  return fc.oneof(fc.constantFrom(...strange, ...(nearMembers.length ? nearMembers : [''])), fc.string({ unit: 'grapheme', maxLength: 30 }).map(encodeURIComponent));
+  return fc.oneof(
+    fc.constantFrom(...strange, ...(nearMembers.length ? nearMembers : [''])),
+    fc.string({ unit: 'grapheme', maxLength: 30 }).map(encodeURIComponent),
+  );
 }
 
 /** name=value pairs for one declared parameter: valid, near-valid or repeated. */
 function queryPairs(parameter: Operation['query'][number], vocabulary: Vocabulary): fc.Arbitrary<string[]> {
   const { name, schema } = parameter;
-  const valid = validValue(schema, { vocabulary, field: name }).map((value) => (Array.isArray(value) ? value : [value]).map((item) => `${name}=${encodeQueryValue(item)}`));
+  const valid = validValue(schema, { vocabulary, field: name }).map((value) =>
+    (Array.isArray(value) ? value : [value]).map((item) => `${name}=${encodeQueryValue(item)}`),
+  );
   const near = nearValidQueryText(schema).map((text) => [`${name}=${text}`]);
   const repeated = fc.tuple(valid, valid).map(([a, b]) => [...a, ...b]);
   const bare = fc.constantFrom(name, `${name}=`, `${name}[]=1`, `${encodeURIComponent(name.toUpperCase())}=1`).map((pair) => [pair]);
@@ -109,19 +129,45 @@ function queryOf(operation: Operation, vocabulary: Vocabulary): fc.Arbitrary<str
     // Required parameters are mostly there; optional ones mostly not, so that each case varies a few.
     parameter.required ? sometimes(queryPairs(parameter, vocabulary), 8, 1) : sometimes(queryPairs(parameter, vocabulary), 1, 2),
   );
-  const unknown = fc.array(fc.tuple(fc.constantFrom('debug', 'admin', 'callback', 'fields', 'sort', 'x', '__proto__', 'constructor', ''), fc.string({ maxLength: 8 })).map(([key, value]) => `${key}=${encodeURIComponent(value)}`), { maxLength: 2 });
+  const unknown = fc.array(
+    fc
+      .tuple(fc.constantFrom('debug', 'admin', 'callback', 'fields', 'sort', 'x', '__proto__', 'constructor', ''), fc.string({ maxLength: 8 }))
+      .map(([key, value]) => `${key}=${encodeURIComponent(value)}`),
+    { maxLength: 2 },
+  );
   return fc.tuple(fc.tuple(...perParameter), sometimes(unknown, 1, 6)).map(([pairs, extra]) => [...pairs.flat(), ...extra]);
 }
 
 /** The value of one path parameter: a known id, a near miss, or something hostile. */
 function pathSegment(operation: Operation, name: string, vocabulary: Vocabulary): fc.Arbitrary<Segment> {
-  const known = validValue({ type: 'string', minLength: 1 }, { vocabulary, field: name, path: operation.path }).map((value) => (value instanceof Ref ? value : encodeURIComponent(String(value))));
+  const known = validValue({ type: 'string', minLength: 1 }, { vocabulary, field: name, path: operation.path }).map((value) =>
+    value instanceof Ref ? value : encodeURIComponent(String(value)),
+  );
   const near = fc.oneof(
     known.map((segment) => (typeof segment === 'string' ? segment.toLowerCase() : segment)),
     known.map((segment) => (typeof segment === 'string' ? `${segment}%20` : segment)),
     fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map(encodeURIComponent),
   );
-  const hostile = fc.constantFrom('', '%2F', '..', '.', '%2e%2e', '%00', '%zz', '%', '%ff', '%C0%AF', 'A'.repeat(10_000), encodeURIComponent('✓'.repeat(3000)), '%E2%80%AE', 'summary', 'compare', '*', '%3F', '%23');
+  const hostile = fc.constantFrom(
+    '',
+    '%2F',
+    '..',
+    '.',
+    '%2e%2e',
+    '%00',
+    '%zz',
+    '%',
+    '%ff',
+    '%C0%AF',
+    'A'.repeat(10_000),
+    encodeURIComponent('✓'.repeat(3000)),
+    '%E2%80%AE',
+    'summary',
+    'compare',
+    '*',
+    '%3F',
+    '%23',
+  );
   return fc.oneof({ arbitrary: known, weight: 6 }, { arbitrary: near, weight: 2 }, { arbitrary: hostile, weight: 1 });
 }
 
@@ -139,19 +185,35 @@ function callerOf(operation: Operation): fc.Arbitrary<Caller> {
   const minimum = operation.minTier;
   const entitled = minimum === null ? [...TIERS] : TIERS.slice(TIERS.indexOf(minimum));
   const below = minimum === null ? [] : TIERS.slice(0, TIERS.indexOf(minimum));
-  return fc.oneof(
-    { arbitrary: fc.constantFrom(...entitled), weight: 16 },
-    ...(below.length ? [{ arbitrary: fc.constantFrom(...below), weight: 2 }] : []),
-    { arbitrary: fc.constantFrom<Caller>('none', 'malformed', 'unknown-key'), weight: 1 },
-  );
+  return fc.oneof({ arbitrary: fc.constantFrom(...entitled), weight: 16 }, ...(below.length ? [{ arbitrary: fc.constantFrom(...below), weight: 2 }] : []), {
+    arbitrary: fc.constantFrom<Caller>('none', 'malformed', 'unknown-key'),
+    weight: 1,
+  });
 }
 
 const JSON_TYPES = ['application/json', 'application/json; charset=utf-8'];
-const OTHER_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json', 'application/jsonp', 'APPLICATION/JSON', 'application/json; charset=latin1', 'application/xml', '*/*', 'json', ';', 'a'.repeat(2_000)];
+const OTHER_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/vnd.api+json',
+  'application/jsonp',
+  'APPLICATION/JSON',
+  'application/json; charset=latin1',
+  'application/xml',
+  '*/*',
+  'json',
+  ';',
+  'a'.repeat(2_000),
+];
 
 function contentTypeOf(hasBody: boolean): fc.Arbitrary<string | null> {
   return hasBody
-    ? fc.oneof({ arbitrary: fc.constantFrom(...JSON_TYPES), weight: 14 }, { arbitrary: fc.constant(null), weight: 1 }, { arbitrary: fc.constantFrom(...OTHER_TYPES), weight: 2 })
+    ? fc.oneof(
+        { arbitrary: fc.constantFrom(...JSON_TYPES), weight: 14 },
+        { arbitrary: fc.constant(null), weight: 1 },
+        { arbitrary: fc.constantFrom(...OTHER_TYPES), weight: 2 },
+      )
     : fc.oneof({ arbitrary: fc.constant(null), weight: 14 }, { arbitrary: fc.constantFrom(...JSON_TYPES, ...OTHER_TYPES), weight: 1 });
 }
 
@@ -162,7 +224,10 @@ function bodyOf(schema: Schema, vocabulary: Vocabulary): fc.Arbitrary<Body> {
     { arbitrary: validTree.map((tree): Body => ({ kind: 'json', tree, label: 'valid' })), weight: 6 },
     { arbitrary: nearValidValue(schema, context).map((tree): Body => ({ kind: 'json', tree, label: 'near-valid' })), weight: 5 },
     { arbitrary: hostileValue.map((tree): Body => ({ kind: 'json', tree, label: 'hostile' })), weight: 1 },
-    { arbitrary: brokenJson(validTree.map((tree) => toJsonText(tree, () => 'ref'))).map(({ bytes, label }): Body => ({ kind: 'bytes', bytes, label })), weight: 2 },
+    {
+      arbitrary: brokenJson(validTree.map((tree) => toJsonText(tree, () => 'ref'))).map(({ bytes, label }): Body => ({ kind: 'bytes', bytes, label })),
+      weight: 2,
+    },
   );
 }
 
@@ -170,7 +235,10 @@ function bodyOf(schema: Schema, vocabulary: Vocabulary): fc.Arbitrary<Body> {
 export function caseOf(operation: Operation, vocabulary: Vocabulary): fc.Arbitrary<FuzzCase> {
   const hasBody = operation.body !== undefined;
   const method = fc.oneof({ arbitrary: fc.constant(operation.method), weight: 30 }, { arbitrary: fc.constantFrom(...METHODS), weight: 1 });
-  const strayBody = fc.oneof({ arbitrary: fc.constant(undefined), weight: 20 }, { arbitrary: bodyOf({ type: 'object', properties: { a: { type: 'string' } } }, vocabulary), weight: 1 });
+  const strayBody = fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 20 },
+    { arbitrary: bodyOf({ type: 'object', properties: { a: { type: 'string' } } }, vocabulary), weight: 1 },
+  );
   return fc
     .record({
       method,

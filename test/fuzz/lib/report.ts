@@ -3,7 +3,9 @@ import type { FuzzOutcome } from './session.js';
 /** The figures of a fuzz session as text: cases, answers by status and by error code, operations. */
 export function summarise(outcome: FuzzOutcome, seed: number): string {
   const { harness } = outcome;
-  const lines = [`FUZZ_SEED=${seed}: ${harness.cases} requests in ${(outcome.durationMs / 1000).toFixed(1)} s over ${harness.operations.length} operations; service restarts: ${harness.restarts}`];
+  const lines = [
+    `FUZZ_SEED=${seed}: ${harness.cases} requests in ${(outcome.durationMs / 1000).toFixed(1)} s over ${harness.operations.length} operations; service restarts: ${harness.restarts}`,
+  ];
   lines.push('answers by status:');
   for (const [status, count] of [...harness.statusCounts].sort(([a], [b]) => a - b)) lines.push(`  ${status}  ${count}`);
   lines.push('error codes:');

@@ -40,11 +40,27 @@ export function vocabularyName(field: string, path = ''): string | undefined {
     return undefined;
   }
   const byField: Record<string, string> = {
-    signal_id: 'signals', ids: 'signals', signal_ids: 'signals',
-    framework: 'frameworks', frameworks: 'frameworks', framework_a: 'frameworks', framework_b: 'frameworks', code: 'frameworks',
-    control_id: 'controls', tool_id: 'tools', rule_id: 'rules', finding_template_id: 'findingTemplates', tag: 'tags',
-    category: 'categories', subcategory: 'subcategories', q: 'words', resource_type: 'resourceTypes', provider: 'providers',
-    baseline_id: 'analyses', current_id: 'analyses', domain: 'domains',
+    signal_id: 'signals',
+    ids: 'signals',
+    signal_ids: 'signals',
+    framework: 'frameworks',
+    frameworks: 'frameworks',
+    framework_a: 'frameworks',
+    framework_b: 'frameworks',
+    code: 'frameworks',
+    control_id: 'controls',
+    tool_id: 'tools',
+    rule_id: 'rules',
+    finding_template_id: 'findingTemplates',
+    tag: 'tags',
+    category: 'categories',
+    subcategory: 'subcategories',
+    q: 'words',
+    resource_type: 'resourceTypes',
+    provider: 'providers',
+    baseline_id: 'analyses',
+    current_id: 'analyses',
+    domain: 'domains',
   };
   return byField[field];
 }
@@ -82,7 +98,8 @@ export function validValue(schema: Schema, context: SlotContext): fc.Arbitrary<J
   if (schema.anyOf) return fc.oneof(...schema.anyOf.map((option) => validValue(option, context)));
   switch (schema.type) {
     case 'string': {
-      if (schema.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
+      if (schema.format === 'date-time')
+        return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
       const known = knownValues(context);
       return known ? fc.oneof({ arbitrary: known, weight: 4 }, { arbitrary: boundedString(schema), weight: 1 }) : boundedString(schema);
     }
@@ -107,7 +124,8 @@ export function validValue(schema: Schema, context: SlotContext): fc.Arbitrary<J
 
 function validObject(schema: Schema, context: SlotContext): fc.Arbitrary<JsonTree> {
   const properties = schema.properties ?? {};
-  if (!Object.keys(properties).length) return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonTree>, { maxKeys: 4 });
+  if (!Object.keys(properties).length)
+    return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonTree>, { maxKeys: 4 });
   const arbitraries: Record<string, fc.Arbitrary<JsonTree>> = {};
   for (const [name, property] of Object.entries(properties)) arbitraries[name] = validValue(property, { ...context, field: name });
   return fc.record(arbitraries, { requiredKeys: schema.required ?? [] }) as fc.Arbitrary<JsonTree>;
@@ -133,7 +151,13 @@ function outOfRange(schema: Schema, context: SlotContext): fc.Arbitrary<JsonTree
   const options: fc.Arbitrary<JsonTree>[] = [];
   if (schema.enum) {
     const members = schema.enum.map(String);
-    options.push(fc.constantFrom(...members).chain((member) => fc.constantFrom(member.toUpperCase(), member.toLowerCase(), ` ${member}`, `${member} `, `${member}\u0000`, member.slice(0, -1), `${member}s`)));
+    options.push(
+      fc
+        .constantFrom(...members)
+        .chain((member) =>
+          fc.constantFrom(member.toUpperCase(), member.toLowerCase(), ` ${member}`, `${member} `, `${member}\u0000`, member.slice(0, -1), `${member}s`),
+        ),
+    );
   }
   if (schema.type === 'integer' || schema.type === 'number') {
     const edges: number[] = [];
@@ -170,16 +194,30 @@ export function nearValidValue(schema: Schema, context: SlotContext, depth = 0):
     const properties = schema.properties;
     const names = Object.keys(properties);
     const valid = validObject(schema, context) as fc.Arbitrary<JsonObject>;
-    const oneFieldBroken = fc.constantFrom(...names).chain((name) =>
-      fc.tuple(valid, nearValidValue(properties[name], { ...context, field: name }, depth + 1)).map(([object, broken]) => ({ ...object, [name]: broken }) as JsonTree),
-    );
-    const unknownField = fc.tuple(valid, fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !names.includes(name)), anyJsonLeaf).map(([object, name, value]) => new Entries([...Object.entries(object), [name, value]]));
+    const oneFieldBroken = fc
+      .constantFrom(...names)
+      .chain((name) =>
+        fc
+          .tuple(valid, nearValidValue(properties[name], { ...context, field: name }, depth + 1))
+          .map(([object, broken]) => ({ ...object, [name]: broken }) as JsonTree),
+      );
+    const unknownField = fc
+      .tuple(
+        valid,
+        fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !names.includes(name)),
+        anyJsonLeaf,
+      )
+      .map(([object, name, value]) => new Entries([...Object.entries(object), [name, value]]));
     const missing = (schema.required ?? []).length
-      ? fc.tuple(valid, fc.constantFrom(...schema.required!)).map(([object, name]) => Object.fromEntries(Object.entries(object).filter(([key]) => key !== name)) as JsonTree)
+      ? fc
+          .tuple(valid, fc.constantFrom(...schema.required!))
+          .map(([object, name]) => Object.fromEntries(Object.entries(object).filter(([key]) => key !== name)) as JsonTree)
       : undefined;
-    const repeatedKey = fc.tuple(valid, fc.constantFrom(...names)).chain(([object, name]) =>
-      nearValidValue(properties[name], { ...context, field: name }, depth + 1).map((broken) => new Entries([...Object.entries(object), [name, broken]])),
-    );
+    const repeatedKey = fc
+      .tuple(valid, fc.constantFrom(...names))
+      .chain(([object, name]) =>
+        nearValidValue(properties[name], { ...context, field: name }, depth + 1).map((broken) => new Entries([...Object.entries(object), [name, broken]])),
+      );
     return fc.oneof(
       { arbitrary: oneFieldBroken, weight: 6 },
       { arbitrary: unknownField, weight: 1 },
@@ -191,7 +229,11 @@ export function nearValidValue(schema: Schema, context: SlotContext, depth = 0):
   if (schema.type === 'array' && schema.items) {
     const item = schema.items;
     const oneItemBroken = fc
-      .tuple(fc.array(validValue(item, context), { maxLength: 3 }), nearValidValue(item, context, depth + 1), fc.array(validValue(item, context), { maxLength: 3 }))
+      .tuple(
+        fc.array(validValue(item, context), { maxLength: 3 }),
+        nearValidValue(item, context, depth + 1),
+        fc.array(validValue(item, context), { maxLength: 3 }),
+      )
       .map(([before, broken, after]) => [...before, broken, ...after]);
     return fc.oneof({ arbitrary: oneItemBroken, weight: 3 }, { arbitrary: fc.oneof(...own), weight: 1 });
   }
