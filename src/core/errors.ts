@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, message: 'Method {method} is not allowed on {path}' },
   invalid_parameter: { status: 400, message: 'Invalid value for parameter {parameter}' },
   invalid_json: { status: 400, message: 'Request body is not valid JSON: {reason}' },
+  header_repeated: { status: 400, message: 'Header {header} was sent more than once; a request may carry it once' },
   json_too_deep: { status: 400, message: 'Request body nests arrays and objects deeper than {limit} levels (at byte {offset})' },
   unsupported_media_type: { status: 415, message: 'Request body must be JSON (Content-Type: application/json)' },
   payload_too_large: { status: 413, message: 'Request body exceeds the limit of {limit} bytes' },

@@ -27,6 +27,8 @@ export interface IncomingRequest {
   readonly closed: AbortSignal;
   /** Filled in by the pipeline as it learns it: what the access log and the metrics say of the request. */
   trace?: RequestTrace;
+  /** A header that decides the request's framing (Content-Length, Transfer-Encoding, Host), sent more than once. */
+  repeatedHeader?: string;
 }
 
 export interface RequestTrace {
@@ -215,6 +217,12 @@ export class Pipeline {
       kind: 'respond',
       response: errorResponse(error, Object.assign({}, baseHeaders, extra, error.headers)),
     });
+
+    // Ambiguous framing: what follows on this connection cannot be trusted to be a request of its own.
+    if (request.repeatedHeader !== undefined) {
+      request.trace = { requestId, route: 'unmatched' };
+      return refuse(new ApiError('header_repeated', { header: request.repeatedHeader }), { Connection: 'close' });
+    }
 
     // A registry answer kept from an earlier request names its route: no need to match the path again.
     const kept = request.method === 'GET' || request.method === 'HEAD' ? this.answers.find(request.url, request.query) : undefined;

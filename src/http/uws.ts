@@ -27,11 +27,21 @@ interface ResponseState {
   wake?: () => void;
 }
 
+/**
+ * Headers that say where a request ends or whom it is for. uWS frames a body by the first
+ * Content-Length it reads; a proxy in front may take the last, and then bytes we read as a body
+ * would run as a request of their own there (request smuggling). A request that sends one of these
+ * twice is refused and its connection closed (RFC 9112 6.3, 3.2).
+ */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'host']);
+
 /** uWS's ListenOptions value that leaves SO_REUSEPORT off. */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 /** Chunks larger than this are sent with tryEnd so that backpressure applies to big files. */
 const TRY_END_THRESHOLD = 64 * 1024;
+/** uWS's per-loop cork buffer (LoopData::CORK_BUFFER_SIZE). */
+const CORK_BUFFER_BYTES = 16 * 1024;
 /** Under uWS's idle timeout (10 s, checked every 4 s). */
 const PAUSED_SOCKET_REFRESH_MS = 4000;
 
@@ -75,10 +85,13 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
       settle();
     });
     const headers: Record<string, string> = {};
+    let repeated: string | undefined;
     req.forEach((key, value) => {
+      if (headers[key] !== undefined && FRAMING_HEADERS.has(key)) repeated ??= key;
       headers[key] = value;
     });
     const incoming = new UwsRequest(res, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), req.getQuery() ?? '', headers);
+    if (repeated !== undefined) incoming.repeatedHeader = repeated;
 
     let admission: Admission;
     try {
@@ -88,7 +101,8 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
       admission = { kind: 'respond', response: internalErrorResponse(newRequestId()) };
     }
 
-    const headOnly = incoming.method === 'HEAD';
+    // A refusal of ambiguous framing closes the connection: it carries its body (and its padding) even to HEAD.
+    const headOnly = incoming.method === 'HEAD' && repeated === undefined;
     const written = (status: number, bytes: number) => {
       if (!state.aborted) report(status, bytes);
       settle();
@@ -264,6 +278,7 @@ class BodyReader {
  */
 class UwsRequest implements IncomingRequest {
   trace?: RequestTrace;
+  repeatedHeader?: string;
   private address: string | undefined;
   // Made when the pipeline first asks: most requests never do.
   private leaving: AbortController | undefined;
@@ -360,7 +375,8 @@ function send(res: HttpResponse, state: ResponseState, response: OutgoingRespons
   const closeConnection = response.headers.Connection === 'close';
   const { body } = response;
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    let bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    if (closeConnection && inHandler && bytes.length <= CORK_BUFFER_BYTES) bytes = pastCorkBuffer(bytes);
     if (bytes.length <= TRY_END_THRESHOLD) {
       corkedUnlessInHandler(res, inHandler, () => {
         writeHead(res, response);
@@ -372,6 +388,20 @@ function send(res: HttpResponse, state: ResponseState, response: OutgoingRespons
     return sendLarge(res, state, response, bytes).then(() => bytes.length);
   }
   return sendStream(res, state, response, body, log);
+}
+
+/**
+ * An answer that closes its connection, padded with trailing spaces (still the same JSON) past
+ * uWS's cork buffer. Written inside uWS's request callback, a small answer waits in that buffer,
+ * uWS does not close the socket while it is corked, and it goes on to parse and run whatever the
+ * client sent behind the request: after a refusal of ambiguous framing, a smuggled request
+ * (observed). A write that does not fit is sent at once, and end() then closes the socket, which
+ * stops the parser. test/http/hardening-2.test.ts checks that nothing behind such an answer runs.
+ */
+function pastCorkBuffer(bytes: Buffer): Buffer {
+  const padded = Buffer.alloc(CORK_BUFFER_BYTES + 1, 0x20);
+  bytes.copy(padded);
+  return padded;
 }
 
 /** A big in-memory body: tryEnd as far as the socket takes it, continue from onWritable. */
