@@ -21,7 +21,8 @@ const USAGE = `csr: Compliance Signal Registry command line
   csr accounts list                               list accounts and tiers
   csr accounts set-tier NAME TIER                 change an account's tier
   csr registry build [--if-stale]                 compile registry/sources into the LMDB index
-  csr registry report [--json]                    registry depth figures against their targets (docs/registry-report.md)
+  csr registry report [--json|--markdown]         registry figures against their targets (docs/registry-report.md;
+                                                  --markdown writes the page docs/registry-figures.md holds)
   csr registry generate [--out DIR] [--check]     rewrite the generated registry sources from registry/facts
                                                   (--check: compare instead, exit 1 when a file differs)
   csr registry review draw [--seed N] [--size N]  draw the release's precision sample (registry/review/precision-<version>.yaml)
@@ -60,7 +61,8 @@ async function withAccounts<T>(work: (accounts: AccountDirectory) => Promise<T> 
 
 function formatArgument(value: string | undefined): FormatChoice {
   if (value === undefined) return 'auto';
-  if (value !== 'auto' && !(SCAN_FORMATS as readonly string[]).includes(value)) throw new UsageError(`Unknown format ${JSON.stringify(value)}; expected auto or one of ${SCAN_FORMATS.join(', ')}`);
+  if (value !== 'auto' && !(SCAN_FORMATS as readonly string[]).includes(value))
+    throw new UsageError(`Unknown format ${JSON.stringify(value)}; expected auto or one of ${SCAN_FORMATS.join(', ')}`);
   return value as FormatChoice;
 }
 
@@ -76,7 +78,9 @@ function findingsRequest(bytes: Buffer): Record<string, unknown> | undefined {
     const first = input[0] as Record<string, unknown> | undefined;
     return input.length === 0 || (first && typeof first === 'object' && 'signal_id' in first) ? { findings: input } : undefined;
   }
-  return input && typeof input === 'object' && 'findings' in input && Array.isArray((input as { findings: unknown }).findings) ? (input as Record<string, unknown>) : undefined;
+  return input && typeof input === 'object' && 'findings' in input && Array.isArray((input as { findings: unknown }).findings)
+    ? (input as Record<string, unknown>)
+    : undefined;
 }
 
 /** A worker-style result: the JSON on stdout, or the error envelope on stderr with exit code 1. */
@@ -92,7 +96,8 @@ function writeOutput(output: { ok: true; payload: Uint8Array } | { ok: false; er
 
 function variantArgument(value: string | undefined): ResultVariant | undefined {
   if (value === undefined) return undefined;
-  if (!(RESULT_VARIANTS as readonly string[]).includes(value)) throw new UsageError(`Unknown variant ${JSON.stringify(value)}; expected one of ${RESULT_VARIANTS.join(', ')}`);
+  if (!(RESULT_VARIANTS as readonly string[]).includes(value))
+    throw new UsageError(`Unknown variant ${JSON.stringify(value)}; expected one of ${RESULT_VARIANTS.join(', ')}`);
   return value as ResultVariant;
 }
 
@@ -107,7 +112,21 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { account: { type: 'string' }, tier: { type: 'string' }, 'if-stale': { type: 'boolean' }, json: { type: 'boolean' }, frameworks: { type: 'string' }, format: { type: 'string' }, variant: { type: 'string' }, out: { type: 'string' }, from: { type: 'string' }, check: { type: 'boolean' }, seed: { type: 'string' }, size: { type: 'string' } },
+    options: {
+      account: { type: 'string' },
+      tier: { type: 'string' },
+      'if-stale': { type: 'boolean' },
+      json: { type: 'boolean' },
+      frameworks: { type: 'string' },
+      format: { type: 'string' },
+      variant: { type: 'string' },
+      out: { type: 'string' },
+      from: { type: 'string' },
+      check: { type: 'boolean' },
+      markdown: { type: 'boolean' },
+      seed: { type: 'string' },
+      size: { type: 'string' },
+    },
   });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -123,7 +142,13 @@ async function run(argv: string[]): Promise<void> {
   if (group === 'keys' && action === 'list') {
     const keys = await withAccounts((accounts) => accounts.listKeys(values.account));
     if (values.json) {
-      out(JSON.stringify(keys.map(({ secret_sha256: _hash, ...visible }) => visible), null, 2));
+      out(
+        JSON.stringify(
+          keys.map(({ secret_sha256: _hash, ...visible }) => visible),
+          null,
+          2,
+        ),
+      );
       return;
     }
     for (const key of keys) out(`${key.id}  ${key.account}  created ${key.created_at}  ${key.revoked_at ? `revoked ${key.revoked_at}` : 'active'}`);
@@ -155,15 +180,19 @@ async function run(argv: string[]): Promise<void> {
   }
   if (group === 'registry' && action === 'build') {
     const { compileRegistry } = await import('../../registry/compile.js');
-    const result = await compileRegistry({ sourcesDir: defaultSourcesDir, outDir: resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir), ifStale: !!values['if-stale'] });
+    const result = await compileRegistry({
+      sourcesDir: defaultSourcesDir,
+      outDir: resolve(process.env.REGISTRY_DIR ?? defaultRegistryDir),
+      ifStale: !!values['if-stale'],
+    });
     if (!result.stale && values['if-stale']) out(`registry ${result.manifest.registry_version} is up to date (${result.manifest.content_hash.slice(0, 12)})`);
     else out(`registry ${result.manifest.registry_version} built in ${result.durationMs} ms: ${JSON.stringify(result.manifest.counts)}`);
     return;
   }
   if (group === 'registry' && action === 'report') {
-    const { computeReport, formatReportText, loadReportInput } = await import('../../registry/report.js');
+    const { computeReport, formatReportMarkdown, formatReportText, loadReportInput } = await import('../../registry/report.js');
     const report = computeReport(await loadReportInput(defaultSourcesDir));
-    out(values.json ? JSON.stringify(report, null, 2) : formatReportText(report));
+    out(values.json ? JSON.stringify(report, null, 2) : values.markdown ? formatReportMarkdown(report) : formatReportText(report));
     return;
   }
   if (group === 'registry' && action === 'review') {
@@ -175,7 +204,8 @@ async function run(argv: string[]): Promise<void> {
     if (step === 'draw') {
       const seed = Number(values.seed ?? Date.now() % 2147483647);
       const size = Number(values.size ?? review.DEFAULT_SAMPLE_SIZE);
-      if (!Number.isInteger(seed) || !Number.isInteger(size) || size < 200) throw new UsageError('--seed must be an integer and --size an integer of at least 200');
+      if (!Number.isInteger(seed) || !Number.isInteger(size) || size < 200)
+        throw new UsageError('--seed must be an integer and --size an integer of at least 200');
       const drawn = review.drawSample(model, mappings, seed, size);
       review.writeReview(path, drawn);
       out(`${drawn.sample.length} mappings drawn (seed ${seed}) into ${path}`);
@@ -193,8 +223,13 @@ async function run(argv: string[]): Promise<void> {
     if (step === 'check') {
       const problems = review.reviewProblems(current, model, mappings);
       const f = review.reviewFigures(current);
-      out(`precision review of registry ${current.registry_version}: ${f.judged} judged; exact ${f.exact.pct}% [${f.exact.low}, ${f.exact.high}], partial ${f.partial.pct}%, wrong ${f.wrong.pct}% [${f.wrong.low}, ${f.wrong.high}]`);
-      if (problems.length) throw new UsageError(`the review does not vouch for the current mappings:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);
+      out(
+        `precision review of registry ${current.registry_version}: ${f.judged} judged; exact ${f.exact.pct}% [${f.exact.low}, ${f.exact.high}], partial ${f.partial.pct}%, wrong ${f.wrong.pct}% [${f.wrong.low}, ${f.wrong.high}]`,
+      );
+      if (problems.length)
+        throw new UsageError(
+          `the review does not vouch for the current mappings:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`,
+        );
       return;
     }
     throw new UsageError('registry review needs draw, seal or check');
@@ -236,7 +271,10 @@ async function run(argv: string[]): Promise<void> {
     const tier = tierArgument(values.tier) ?? 'enterprise';
     const variant = variantArgument(values.variant);
     const bytes = action === '-' ? readFileSync(0) : readFileSync(action);
-    const frameworks = values.frameworks?.split(',').map((code) => code.trim()).filter(Boolean);
+    const frameworks = values.frameworks
+      ?.split(',')
+      .map((code) => code.trim())
+      .filter(Boolean);
     const { Registry } = await import('../registry/registry.js');
     const { analyze } = await import('../gap/analyze.js');
     const { importAnalysis } = await import('../ingest/import.js');

@@ -4,9 +4,13 @@
  * integrity checks (nothing is written, no LMDB build); docs/registry-report.md explains each figure.
  */
 import t from 'tap';
-import { defaultSourcesDir } from '../../src/paths.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultSourcesDir, projectRoot } from '../../src/paths.js';
 import {
   computeReport,
+  FIGURES_MARK,
+  formatReportMarkdown,
   isEvidenceFragment,
   loadReportInput,
   normalizeText,
@@ -186,6 +190,12 @@ t.test('template rationales and cut titles fail the gate', async (t) => {
   const [a, ...rest] = input.model.signals;
   const cut = computeReport({ ...input, model: { ...input.model, signals: [{ ...a, title: 'Azure: Ensure that' }, ...rest] } });
   t.ok(failed(cut).includes('texts.cut_titles'), 'a cut title is reported');
+});
+
+t.test('docs/registry-figures.md is the report of the current sources', async (t) => {
+  const committed = readFileSync(join(projectRoot, 'docs', 'registry-figures.md'), 'utf8');
+  t.ok(committed.startsWith(FIGURES_MARK), 'the page names its generator');
+  t.equal(committed, formatReportMarkdown(report), 'run `csr registry report --markdown > docs/registry-figures.md` and commit it');
 });
 
 t.test('helpers', async (t) => {
