@@ -23,6 +23,8 @@ export interface HttpServer {
 interface ResponseState {
   aborted: boolean;
   done: boolean;
+  /** The answer's first bytes have been handed to uWS. */
+  answering?: boolean;
   /** Wakes a stream waiting for the socket to drain, also when the client goes away. */
   wake?: () => void;
 }
@@ -45,8 +47,73 @@ const CORK_BUFFER_BYTES = 16 * 1024;
 /** Under uWS's idle timeout (10 s, checked every 4 s). */
 const PAUSED_SOCKET_REFRESH_MS = 4000;
 
+/**
+ * Sockets whose reading is paused while their request waits: for a turn at the pool before its
+ * body is read, or for its answer once it has been read. uWS refuses async pipelining: a request
+ * it parses while the one ahead on the connection is unanswered closes the connection, and both
+ * answers are lost. Paused, the socket leaves what the client sends next in the kernel until the
+ * answer ahead has been written. uWS's idle timeout also runs on a paused socket (it closed one
+ * after 12 s); resuming resets it, and pausing again in the same turn lets no byte in. A paused
+ * socket's close is seen once it is resumed.
+ */
+class PausedSockets {
+  private readonly paused = new Map<ResponseState, HttpResponse>();
+  private refresh: NodeJS.Timeout | undefined;
+  /** Requests read whole and unanswered, to pause once this turn's reads are done (`pauseUnanswered`). */
+  private unanswered: Array<[HttpResponse, ResponseState]> = [];
+
+  pause(res: HttpResponse, state: ResponseState): void {
+    if (this.paused.has(state)) return;
+    res.pause();
+    this.paused.set(state, res);
+    this.refresh ??= setInterval(() => {
+      for (const [held, socket] of this.paused) {
+        if (held.aborted) continue;
+        socket.resume();
+        socket.pause();
+      }
+    }, PAUSED_SOCKET_REFRESH_MS);
+  }
+
+  /** Lets the socket read again (called just before its answer is written, or its body read). */
+  resume(res: HttpResponse, state: ResponseState): void {
+    if (!this.paused.delete(state)) return;
+    if (!state.aborted) res.resume();
+    this.stopRefreshWhenIdle();
+  }
+
+  /** The client left: nothing more is done with its socket. */
+  forget(state: ResponseState): void {
+    if (this.paused.delete(state)) this.stopRefreshWhenIdle();
+  }
+
+  /**
+   * A request read whole whose answer is not written yet: paused once the reads of this turn are
+   * done (setImmediate runs after the poll phase that read it and before the next one reads
+   * again), unless answered by then, as most are (a registry read, a cached answer).
+   */
+  holdUntilAnswered(res: HttpResponse, state: ResponseState): void {
+    this.unanswered.push([res, state]);
+    if (this.unanswered.length === 1) setImmediate(this.pauseUnanswered);
+  }
+
+  private readonly pauseUnanswered = (): void => {
+    const waiting = this.unanswered;
+    this.unanswered = [];
+    for (const [res, state] of waiting) if (!state.aborted && !state.done && !state.answering) this.pause(res, state);
+  };
+
+  private stopRefreshWhenIdle(): void {
+    if (this.paused.size === 0 && this.refresh) {
+      clearInterval(this.refresh);
+      this.refresh = undefined;
+    }
+  }
+}
+
 export function startHttpServer(pipeline: Pipeline, host: string, port: number, log: Logger): Promise<HttpServer> {
   const app: TemplatedApp = uWS.App();
+  const paused = new PausedSockets();
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const finished = () => {
@@ -78,6 +145,7 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     };
     res.onAborted(() => {
       state.aborted = true;
+      paused.forget(state);
       state.wake?.();
       incoming.clientLeft();
       // The client left before its answer was written (nginx's 499).
@@ -117,6 +185,9 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     // `afterSend` runs once uWS holds no reference to the body: written, failed, or the client gone.
     const deliver = (response: OutgoingResponse, inHandler = false) => {
       const { afterSend } = response;
+      state.answering = true;
+      // Reading again from here: what the client sent behind this request is parsed once the answer has been ended.
+      paused.resume(res, state);
       try {
         // A 304 carries no body and no Content-Length of its own.
         const bytes = headOnly || response.status === 304 ? sendHead(res, state, response, inHandler) : send(res, state, response, log, inHandler);
@@ -148,11 +219,15 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
           return;
         case 'run':
           answer(admission.run());
+          paused.holdUntilAnswered(res, state);
           return;
         case 'read_body':
           (body ?? new BodyReader(res, state)).deliver(admission.limit, {
             tooLarge: () => answer(Promise.resolve(admission.tooLarge())),
-            complete: (bytes) => answer(admission.run(bytes)),
+            complete: (bytes) => {
+              answer(admission.run(bytes));
+              paused.holdUntilAnswered(res, state);
+            },
           });
       }
     };
@@ -163,26 +238,17 @@ export function startHttpServer(pipeline: Pipeline, host: string, port: number, 
     // Body bytes that came with the headers arrive as soon as this callback returns and are lost
     // without a handler: take them now, and hold the socket until the verdict says whether to read on.
     const body = new BodyReader(res, state);
-    res.pause();
-    // uWS's idle timeout runs on a paused socket too (it closed one after 12 s); resuming resets it,
-    // and pausing again in the same turn lets no byte in. A wait for a pool turn may last the task budget.
-    const keepOpen = setInterval(() => {
-      if (state.aborted) return;
-      res.resume();
-      res.pause();
-    }, PAUSED_SOCKET_REFRESH_MS);
+    // A wait for a pool turn may last the task budget.
+    paused.pause(res, state);
     admission.admission.then(
       (settled) => {
-        clearInterval(keepOpen);
         if (state.aborted) return;
-        res.resume();
+        paused.resume(res, state);
         proceed(settled, body);
       },
       (error: unknown) => {
-        clearInterval(keepOpen);
         log.error({ err: error }, 'admission failed');
         if (state.aborted) return;
-        res.resume();
         answer(Promise.resolve(internalErrorResponse(newRequestId())));
       },
     );

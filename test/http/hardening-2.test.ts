@@ -1,6 +1,7 @@
 import t from 'tap';
-import { startTestService } from '../helpers/service.js';
+import { call, startTestService } from '../helpers/service.js';
 import { exchange } from '../helpers/raw-http.js';
+import { finding, testRegistry } from '../helpers/findings.js';
 
 // Request-level defects an adversarial review found, over real sockets; each stays fixed.
 const service = await startTestService();
@@ -31,4 +32,52 @@ t.test('a framing header sent twice is refused and the connection closed: nothin
     [200, 200],
     'headers sent once: both pipelined requests answered',
   );
+});
+
+/** A gap-analysis body over the size that sends it to the worker pool. */
+function pooledAnalysisBody(findings = 300): string {
+  const ids = testRegistry().signalIds();
+  const body = JSON.stringify({ frameworks: ['HIPAA'], findings: Array.from({ length: findings }, (_, i) => finding(`p-${i}`, ids[(i * 7) % ids.length])) });
+  if (body.length <= 16 * 1024) throw new Error('the body must be over the inline size');
+  return body;
+}
+
+t.test('a request pipelined behind one that goes to the worker pool gets its answer, and so does the one ahead', async (t) => {
+  const pool = service.services.pool;
+  const run = pool.run;
+  let started!: () => void;
+  const taskStarted = new Promise<void>((resolve) => (started = resolve));
+  let release!: () => void;
+  const answerHeld = new Promise<void>((resolve) => (release = resolve));
+  // The pool's answer is held until the request behind has reached the server.
+  pool.run = (async (...args: Parameters<typeof run>) => {
+    started();
+    const result = await run.apply(pool, args);
+    await answerHeld;
+    return result;
+  }) as typeof run;
+  t.teardown(() => {
+    pool.run = run;
+  });
+  const body = pooledAnalysisBody();
+  const ahead = `POST /v1/gap-analysis HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const behind = `GET /v1/signals?per_page=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+  const result = exchange(service.url, [ahead, behind], 2, {
+    between: async () => {
+      await taskStarted;
+    },
+  });
+  await taskStarted;
+  // Two round trips on other connections: by their end the server has had turns to read what
+  // was sent behind the pooled request (and, unfixed, closed the connection over it).
+  for (let i = 0; i < 2; i++) t.equal((await call(service, 'GET', '/healthz')).status, 200);
+  release();
+  const { answers, closed } = await result;
+  t.notOk(closed, 'the connection stays open');
+  t.same(
+    answers.map((a) => a.status),
+    [200, 200],
+  );
+  t.ok(JSON.parse(answers[0].text).data.id, 'the analysis, first');
+  t.equal(JSON.parse(answers[1].text).data.length, 1, 'then the signal page');
 });
