@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/server.js';
 import type { Tier } from '../../src/tiers.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 
 export interface TestService extends RunningService {
   url: string;
@@ -17,6 +17,8 @@ export interface TestService extends RunningService {
 export interface TestServiceOptions {
   env?: Record<string, string>;
   now?: () => Date;
+  /** The service's logger (default: silent), for a case that reads what the service logs. */
+  log?: Logger;
 }
 
 let accountCounter = 0;
@@ -25,7 +27,7 @@ let accountCounter = 0;
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'csr-test-'));
   const config: Config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WORKERS: '1', ...options.env });
-  const service = await startService(config, { log: createLogger('silent'), now: options.now });
+  const service = await startService(config, { log: options.log ?? createLogger('silent'), now: options.now });
   return {
     ...service,
     url: `http://127.0.0.1:${service.port}`,

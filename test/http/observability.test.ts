@@ -51,12 +51,13 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
+// One service for the two cases that need no setting of their own. Rate limits count in fixed UTC
+// minutes: on the real clock the 61 requests below could straddle a minute's end, and then none
+// would be refused. One fixed instant keeps them in one window.
+const service = await startTestService({ now: () => new Date('2026-11-24T12:00:30.000Z') });
+t.teardown(() => service.close());
+
 t.test('/metrics counts requests by declared route and status, refusals, stored analyses', async (t) => {
-  // Rate limits count in fixed UTC minutes: on the real clock the 61 requests below can straddle
-  // a minute's end (seen under the full suite's load), and then none is refused. One fixed
-  // instant keeps them in one window.
-  const service = await startTestService({ now: () => new Date('2026-11-24T12:00:30.000Z') });
-  t.teardown(() => service.close());
   const key = await service.key('pro');
   const before = (await call(service, 'GET', '/metrics')).text;
   t.match(before, /^# HELP csr_http_requests_total/m, 'Prometheus text');
@@ -103,8 +104,6 @@ t.test('/metrics counts requests by declared route and status, refusals, stored 
 t.test('an answer whose observation fails costs neither the process nor the observation of the others', async (t) => {
   // Answers are observed after their turn of the event loop, outside any request's handler: a
   // throw there would be an uncaught exception and end the process.
-  const service = await startTestService();
-  t.teardown(() => service.close());
   const key = await service.key('pro');
   const metrics = service.services.metrics;
   const observe = metrics.requestAnswered.bind(metrics);
@@ -170,27 +169,48 @@ t.test('one JSON access-log line per request, with the account and never the key
   t.notOk(child.output().includes('not-a-key'), 'nor a wrong one');
 });
 
+/**
+ * A service in this process whose log (info, as a deployment logs) is kept in memory: the access
+ * log modes are the pipeline's, the same in a process of its own (above) as here. `output` is
+ * read once the service has stopped, which writes what the access log still holds.
+ */
+async function serviceWithLog(env: Record<string, string>) {
+  let text = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  const service = await startTestService({ env, log: pino({ level: 'info', base: { service: 'csr' } }, sink) });
+  return { service, output: () => text };
+}
+
 t.test('ACCESS_LOG=off writes no access lines', async (t) => {
-  const child = await startChildService({ DATA_DIR: tempDataDir(t), ACCESS_LOG: 'off' });
-  t.teardown(() => child.stop());
-  await (await fetch(`${child.url}/healthz`)).arrayBuffer();
-  t.same(await accessLines(child), [], 'none, up to the stop');
+  const { service, output } = await serviceWithLog({ ACCESS_LOG: 'off' });
+  await (await fetch(`${service.url}/healthz`)).arrayBuffer();
+  await service.close();
+  t.match(output(), /"msg":"listening"/, 'the service logged');
+  t.notOk(output().includes('"log":"access"'), 'no access line, up to the stop');
 });
 
 t.test('ACCESS_LOG=errors writes lines only for answers with status 400 or over', async (t) => {
-  const dataDir = tempDataDir(t);
-  const key = await keyInDataDir(dataDir, 'error-logger');
-  const child = await startChildService({ DATA_DIR: dataDir, ACCESS_LOG: 'errors' });
-  t.teardown(() => child.stop());
-  const answered = await fetch(`${child.url}/v1/signals?per_page=2`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'served-fine' } });
+  const { service, output } = await serviceWithLog({ ACCESS_LOG: 'errors' });
+  const key = await service.key('pro', 'error-logger');
+  const answered = await fetch(`${service.url}/v1/signals?per_page=2`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'served-fine' } });
   t.equal(answered.status, 200);
   await answered.arrayBuffer();
-  const missing = await fetch(`${child.url}/v1/signals/NO-SUCH-SIGNAL`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'not-there' } });
+  const missing = await fetch(`${service.url}/v1/signals/NO-SUCH-SIGNAL`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'not-there' } });
   t.equal(missing.status, 404);
   await missing.arrayBuffer();
-  const lines = await accessLines(child);
+  await service.close();
+  const lines = output()
+    .split('\n')
+    .filter((line) => line.includes('"log":"access"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   t.match(lines, [{ request_id: 'not-there', status: 404, account: 'error-logger' }], 'the 404 is logged');
-  t.notOk(child.output().includes('served-fine'), 'the 200 is not');
+  t.equal(lines.length, 1, 'and nothing else');
+  t.notOk(output().includes('served-fine'), 'the 200 is not');
 });
 
 t.test('an access line is the JSON pino writes for the same entry, whatever the client sent', async (t) => {

@@ -31,9 +31,12 @@ const bodyOf = (count: number) => ({
   options: { include_evidence_requirements: true },
 });
 
+// One service for the file (one worker thread, as every test service has): each case makes
+// accounts of its own.
+const service = await startTestService();
+t.teardown(() => service.close());
+
 t.test('create and get answer either variant alone; what is stored is both', async (t) => {
-  const service = await startTestService({ env: { WORKERS: '1' } });
-  t.teardown(() => service.close());
   const key = await service.key('enterprise');
   // 4 findings run on the HTTP thread, 300 in the worker.
   for (const count of [4, 300]) {
@@ -92,8 +95,6 @@ t.test('create and get answer either variant alone; what is stored is both', asy
 });
 
 t.test('an idempotent retry answers in the variant it asks for', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
   const key = await service.key('enterprise');
   const body = bodyOf(20);
   const first = await call(service, 'POST', '/v1/gap-analysis?variant=a', { key, body, headers: { 'idempotency-key': 'variant-retry' } });
@@ -107,8 +108,6 @@ t.test('an idempotent retry answers in the variant it asks for', async (t) => {
 });
 
 t.test('an analysis stored as sent, before member spans were kept: found by reading it, in the pool', async (t) => {
-  const service = await startTestService({ env: { WORKERS: '1' } });
-  t.teardown(() => service.close());
   const key = await service.key('enterprise', 'variant-legacy');
   const created = await call(service, 'POST', '/v1/gap-analysis', { key, body: bodyOf(300) });
   const { analyses, now } = service.services;
@@ -130,8 +129,6 @@ t.test('an analysis stored as sent, before member spans were kept: found by read
 });
 
 t.test('scanner import answers in the variant asked for; the parameter is not an analysis option', async (t) => {
-  const service = await startTestService();
-  t.teardown(() => service.close());
   const key = await service.key('enterprise');
   const res = await call(service, 'POST', '/v1/gap-analysis/import?frameworks=HIPAA,SOC2&format=prowler-csv&variant=b', {
     key,

@@ -1,7 +1,8 @@
 /**
  * Safe start: a taken port stops the second server (uWS would otherwise share it through
  * SO_REUSEPORT), the CLI and the server agree on DATA_DIR and the CLI says which it used, and
- * every start-up failure names the variable and the path at fault.
+ * every start-up failure names the variable and the path at fault. Full lane (package.json,
+ * tap.exclude): each case starts whole processes.
  */
 import t from 'tap';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';

@@ -44,7 +44,6 @@ export const longString: fc.Arbitrary<JsonTree> = fc
   .tuple(fc.integer({ min: 257, max: 300_000 }), fc.constantFrom('A', 'é', '✓', '😀', ' ', '\\'))
   .map(([length, unit]) => new RawJson(JSON.stringify(unit.repeat(length)), `${length} × ${JSON.stringify(unit)}`));
 
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, not a template
 const awkwardText = [
   '',
   ' ',
@@ -58,6 +57,7 @@ const awkwardText = [
   '../../etc/passwd',
   '%00',
   '%s%s%n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, not a template
   '${jndi:x}',
   '<script>',
   "'; DROP TABLE",
