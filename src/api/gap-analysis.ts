@@ -10,7 +10,7 @@ import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } 
 import { AnalysisListData, AnalysisListMeta, AnalysisResultData, AnalysisResultMeta, ComparisonData, VersionOnlyMeta } from '../schemas/gap-result.js';
 import { expiryOf, newAnalysisId, readAnalysis } from '../store/analyses.js';
 import { compressedForm, storedForm } from '../store/result-codec.js';
-import { idempotencyRecord, idempotentRequest, replay } from './idempotency.js';
+import { idempotencyRecord, idempotentRequest, replay, type IdempotentOperation } from './idempotency.js';
 import { answerInVariant, requestedVariant, storedAnswer, VariantQuery } from './result-variant.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
 import { addFacts, customFrameworksOfTask, mayNameIn, ownFrameworks } from '../custom-frameworks/account.js';
@@ -81,9 +81,13 @@ async function runNamingCustom(ctx: RouteContext, task: AnalyzeTask): Promise<An
  * Runs an analysis under a new id and stores its result for the caller's retention: the create
  * route's path, shared by every route that makes an analysis (scanner import too).
  */
-export async function runAndStore(ctx: RouteContext, run: (id: string, createdAt: string) => Promise<AnalyzeOutput>) {
+export async function runAndStore(
+  ctx: RouteContext,
+  run: (id: string, createdAt: string) => Promise<AnalyzeOutput>,
+  operation: IdempotentOperation = { name: CREATE_OPERATION },
+) {
   const { services, account } = ctx;
-  const idempotent = idempotentRequest(ctx, CREATE_OPERATION);
+  const idempotent = idempotentRequest(ctx, operation.name, operation.parameters);
   if (idempotent) {
     const earlier = await services.analyses.idempotencyRecord(account.name, idempotent.key, services.now());
     if (earlier) return replay(ctx, idempotent, earlier);

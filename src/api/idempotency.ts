@@ -9,7 +9,8 @@ import { storedAnswer } from './result-variant.js';
  * Idempotency-Key on the POSTs that store, as Stripe does: the first request with a key stores
  * its result and the key together (one transaction); a retry with the same key and the same body
  * within the window gets that result again, byte for byte, with `Idempotent-Replayed: true`; the
- * same key with another body is 422 idempotency_key_reused. Keys are per account. docs/api.md.
+ * same key with another body, other parameters or on another operation is 422
+ * idempotency_key_reused. Keys are per account. docs/api.md.
  */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 export const IDEMPOTENCY_WINDOW_MS = IDEMPOTENCY_WINDOW_HOURS * 3_600_000;
@@ -24,18 +25,29 @@ export interface IdempotentRequest {
   fingerprint: string;
 }
 
-/** The request's key, operation and fingerprint, or undefined without the header. */
-export function idempotentRequest(ctx: RouteContext, operation: string): IdempotentRequest | undefined {
+/**
+ * What a stored request is: the operation's name, and for an operation whose query shapes what is
+ * stored (the import's format, frameworks and options), those parameters as parsed.
+ */
+export interface IdempotentOperation {
+  name: string;
+  parameters?: Record<string, unknown>;
+}
+
+/**
+ * The request's key, operation and fingerprint, or undefined without the header. The fingerprint
+ * covers the operation, its parameters (keys sorted, so their order in the query does not count)
+ * and the body bytes.
+ */
+export function idempotentRequest(ctx: RouteContext, operation: string, parameters?: Record<string, unknown>): IdempotentRequest | undefined {
   const key = ctx.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (!KEY_SYNTAX.test(key)) {
     throw invalidParameter('Idempotency-Key', key.slice(0, 300), { reason: 'must be 1 to 255 visible ASCII characters' });
   }
-  const fingerprint = createHash('sha256')
-    .update(operation)
-    .update('\n')
-    .update(ctx.rawBody ?? new Uint8Array())
-    .digest('hex');
+  const hash = createHash('sha256').update(operation).update('\n');
+  if (parameters) hash.update(JSON.stringify(parameters, Object.keys(parameters).sort())).update('\n');
+  const fingerprint = hash.update(ctx.rawBody ?? new Uint8Array()).digest('hex');
   return { key, operation, fingerprint };
 }
 

@@ -59,6 +59,8 @@ async function findingsImport(ctx: RouteContext) {
   return { headers: JSON_TYPE, file: Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength) };
 }
 
+const IMPORT_OPERATION = 'POST /v1/gap-analysis/import';
+
 async function analysisImport(ctx: RouteContext) {
   const query = ctx.query as { format: FormatChoice; frameworks: string[]; variant?: string } & Partial<AnalysisOptions>;
   // `variant` shapes the answer (runAndStore reads it from the query), not the analysis.
@@ -72,19 +74,25 @@ async function analysisImport(ctx: RouteContext) {
   const custom = await customFrameworksOfTask(services.customFrameworks, services.registry, account, (code) =>
     codes.some((named) => named.toUpperCase() === code),
   );
-  return runAndStore(ctx, (id, createdAt) => {
-    const task: ImportAnalysisTask & { custom?: CustomFrameworksOfTask } = {
-      body: ctx.rawBody ?? new Uint8Array(),
-      format,
-      tier: account.tier,
-      id,
-      createdAt,
-      frameworks: codes,
-      options,
-      ...(custom && { custom }),
-    };
-    return runImportAnalysis(ctx, task);
-  });
+  // A retry must name the same file, format, frameworks and options; `variant` only shapes the answer.
+  const operation = { name: IMPORT_OPERATION, parameters: { format, frameworks: codes, ...options } };
+  return runAndStore(
+    ctx,
+    (id, createdAt) => {
+      const task: ImportAnalysisTask & { custom?: CustomFrameworksOfTask } = {
+        body: ctx.rawBody ?? new Uint8Array(),
+        format,
+        tier: account.tier,
+        id,
+        createdAt,
+        frameworks: codes,
+        options,
+        ...(custom && { custom }),
+      };
+      return runImportAnalysis(ctx, task);
+    },
+    operation,
+  );
 }
 
 export const scannerImportRoutes: Route[] = [

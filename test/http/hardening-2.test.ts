@@ -81,3 +81,47 @@ t.test('a request pipelined behind one that goes to the worker pool gets its ans
   t.ok(JSON.parse(answers[0].text).data.id, 'the analysis, first');
   t.equal(JSON.parse(answers[1].text).data.length, 1, 'then the signal page');
 });
+
+/** A Prowler CSV of a few failing results, as the tool writes it. */
+function prowlerCsv(buckets: number): string {
+  const lines = ['CHECK_ID;STATUS;SEVERITY;RESOURCE_UID;RESOURCE_TYPE;PROVIDER;TIMESTAMP'];
+  for (let i = 0; i < buckets; i++) lines.push(`s3_bucket_default_encryption;FAIL;medium;arn:aws:s3:::bucket-${i};AwsS3Bucket;aws;2026-11-20 08:15:00`);
+  return `${lines.join('\n')}\n`;
+}
+
+t.test('Idempotency-Key on the import covers its query: other frameworks, format or options under the key are 422', async (t) => {
+  const csv = prowlerCsv(3);
+  const post = (query: string, idempotencyKey: string, body = csv) =>
+    call(service, 'POST', `/v1/gap-analysis/import?${query}`, { key, rawBody: body, headers: { 'content-type': 'text/csv', 'idempotency-key': idempotencyKey } });
+  const first = await post('format=prowler-csv&frameworks=HIPAA', 'import-1');
+  t.equal(first.status, 200, first.text.slice(0, 200));
+  const again = await post('frameworks=HIPAA&format=prowler-csv', 'import-1');
+  t.equal(again.status, 200, 'the same request, its parameters in another order: a replay');
+  t.equal(again.headers.get('idempotent-replayed'), 'true');
+  t.equal(again.body.data.id, first.body.data.id);
+  t.equal((await post('format=prowler-csv&frameworks=HIPAA&variant=a', 'import-1')).status, 200, 'variant shapes the answer only');
+  for (const [query, what] of [
+    ['format=prowler-csv&frameworks=SOC2', 'other frameworks'],
+    ['format=prowler-csv&frameworks=HIPAA,SOC2', 'more frameworks'],
+    ['format=auto&frameworks=HIPAA', 'another format'],
+    ['format=prowler-csv&frameworks=HIPAA&include_resolved=false', 'another option'],
+  ]) {
+    const res = await post(query, 'import-1');
+    t.equal(res.status, 422, what);
+    t.equal(res.body.error.code, 'idempotency_key_reused', what);
+    t.equal(res.body.error.details.operation, 'POST /v1/gap-analysis/import', what);
+  }
+  const otherBody = await post('format=prowler-csv&frameworks=HIPAA', 'import-1', prowlerCsv(4));
+  t.equal(otherBody.status, 422, 'another file');
+  // One key, two operations: a key used on the create is not a replay on the import.
+  const created = await call(service, 'POST', '/v1/gap-analysis', { key, rawBody: csv, headers: { 'content-type': 'application/json', 'idempotency-key': 'import-2' } });
+  t.equal(created.status, 400, 'not an analysis body: nothing stored');
+  t.equal((await post('format=prowler-csv&frameworks=HIPAA', 'import-2')).status, 200);
+  const create = await call(service, 'POST', '/v1/gap-analysis', {
+    key,
+    body: { frameworks: ['HIPAA'], findings: [] },
+    headers: { 'idempotency-key': 'import-2' },
+  });
+  t.equal(create.status, 422, 'the key of an import is not the key of a create');
+  t.equal(create.body.error.details.operation, 'POST /v1/gap-analysis/import');
+});
