@@ -1,5 +1,5 @@
 /**
- * Registry depth report (issue 7): the figures that say how deep and how well grounded the
+ * Registry depth report: the figures that say how deep and how well grounded the
  * registry content is, each with its target. Computed from the sources exactly as the compiler
  * sees them (same loader, same integrity checks, same crosswalk derivation), so the figures are
  * those of the registry a build would serve, plus the few facts a build drops (rule ids of tool

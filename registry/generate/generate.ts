@@ -10,7 +10,7 @@ import yaml from 'js-yaml';
 import { aliasTables } from './aliases.js';
 import { Catalogs, readFacts, readLegacySignals } from './inputs.js';
 import { readRules, TOOLS } from './rules.js';
-import { buildTechnicalLayer } from './technical.js';
+import { buildTechnicalLayer, type SignalProse } from './technical.js';
 
 export interface GeneratedFile {
   /** Path relative to the registry folder (registry/). */
@@ -24,6 +24,19 @@ const header = (generator: string, what: string) => `# ${GENERATED_MARK} (regist
 
 const SIGNALS_PER_FILE = 300;
 const TEMPLATES_PER_FILE = 400;
+/** Authored descriptions and remediation of technical signals, by anchor rule (hand-written JSON, read by the generator). */
+export const PROSE_DIR = 'generate/prose';
+
+function readProse(dir: string): Map<string, SignalProse> {
+  const out = new Map<string, SignalProse>();
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+    const table = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, SignalProse>;
+    for (const [key, text] of Object.entries(table)) out.set(key, text);
+  }
+  return out;
+}
+
 /** The id ledger: every technical signal id ever allocated, by its anchor rule (ids are never reused). */
 export const LEDGER_REL = 'generate/signal-ids.json';
 /** What the tools' own framework maps claim per technical signal: evidence the report weighs against the objective mappings. */
@@ -37,7 +50,7 @@ export function generateSources(factsDir: string, sourcesDir: string): Generated
   const rules = readRules(facts, catalogs);
   const ledgerPath = join(dirname(factsDir), LEDGER_REL);
   const previous = existsSync(ledgerPath) ? (JSON.parse(readFileSync(ledgerPath, 'utf8')) as { ids: Record<string, string> }).ids : {};
-  const layer = buildTechnicalLayer(facts, catalogs, rules, readLegacySignals(sourcesDir), previous);
+  const layer = buildTechnicalLayer(facts, catalogs, rules, readLegacySignals(sourcesDir), previous, readProse(join(dirname(factsDir), PROSE_DIR)));
   const files: GeneratedFile[] = [];
   const pad = (n: number) => String(n).padStart(2, '0');
 

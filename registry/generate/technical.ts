@@ -132,7 +132,22 @@ interface Group {
   topic: SignalSource | undefined;
 }
 
-export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rule[], legacy: Map<string, SignalSource>, previousLedger: Record<string, string>): TechnicalLayer {
+/** Authored reader text for a technical signal, keyed by its anchor rule (registry/generate/prose). */
+export interface SignalProse {
+  /** What the condition is and why it matters, for this kind of resource. */
+  description: string;
+  /** What to change on the resource so the condition holds. */
+  remediation: string;
+}
+
+export function buildTechnicalLayer(
+  facts: Facts,
+  catalogs: Catalogs,
+  rules: Rule[],
+  legacy: Map<string, SignalSource>,
+  previousLedger: Record<string, string>,
+  prose: Map<string, SignalProse> = new Map(),
+): TechnicalLayer {
   const legacyOf = new Map<string, string>();
   for (const [tool, rule, signal] of facts.legacy.assignments) if (!legacyOf.has(`${tool}|${rule}`)) legacyOf.set(`${tool}|${rule}`, signal);
   const topicOf = (r: Rule): string | undefined => TOPIC_CORRECTIONS.find((c) => c.test(r))?.topic ?? legacyOf.get(`${r.tool}|${r.id}`);
@@ -213,11 +228,16 @@ export function buildTechnicalLayer(facts: Facts, catalogs: Catalogs, rules: Rul
 
     const successor = applicable && idOf(applicable, category);
     if (successor) successors.set(id, new Set([successor]));
-    const description = successor
+    const written = successor ? undefined : prose.get(g.anchor.key);
+    const description = written
+      ? written.description
+      : successor
       ? `The ${benchmark} benchmark marks this recommendation not applicable to its platform, so a result of ${g.anchor.id} is not a finding. Where the recommendation applies, ${successor} is the condition.`
       : `One checkable condition on ${platform} resources, as ${g.rules.length === 1 ? `the ${TOOL_NAMES[g.anchor.tool]} rule ${g.anchor.id} states it` : `${g.rules.length} rules of ${toolList} test it (for example ${examples.join(', ')})`}: "${g.anchor.title.trim()}". ` +
         `A failing result means the resource does not meet that condition.`;
-    const remediation = successor
+    const remediation = written
+      ? written.remediation
+      : successor
       ? `Nothing to change for ${benchmark}; follow ${successor} on platforms where the recommendation applies.`
       : `Bring the affected ${platform} resource in line with the condition the rule checks ("${clip(g.anchor.title.trim(), 120)}"), in its infrastructure code as well as in the running configuration.`;
     const conditions = successor

@@ -66,7 +66,16 @@ export function derivedConfidence(relationship: RowRelationship, viaRevision4: b
  * the default gap threshold, because only then is a failing instance of the objective a gap in the
  * control as written.
  */
-export function objectiveMapping(link: ObjectiveLink): { relationship: Relationship; confidence: number } {
+export function objectiveMapping(link: ObjectiveLink, partialEvidence = false): { relationship: Relationship; confidence: number } {
+  const full = fullEvidenceMapping(link);
+  // A signal that only shows the objective may be unmet is never primary through it.
+  return partialEvidence && full.relationship === 'primary' ? { relationship: 'supporting', confidence: PARTIAL_EVIDENCE_MAX_CONFIDENCE } : full;
+}
+
+/** Confidence of a mapping through an objective a signal is only partial evidence of, when the link would make it primary. */
+export const PARTIAL_EVIDENCE_MAX_CONFIDENCE = 0.75;
+
+function fullEvidenceMapping(link: ObjectiveLink): { relationship: Relationship; confidence: number } {
   switch (link.relationship) {
     case 'equal':
       return { relationship: 'primary', confidence: 0.95 };
@@ -90,7 +99,7 @@ function objectiveMappings(model: RegistryModel, signal: SignalNode): MappingNod
       if (authored.has(key)) continue;
       const target = controlOf(model, link.framework, link.control);
       if (!target) continue;
-      const { relationship, confidence } = objectiveMapping(link);
+      const { relationship, confidence } = objectiveMapping(link, model.partialEvidence.has(`${signal.id}|${objective.id}`));
       const current = best.get(key);
       if (current && current.confidence >= confidence) continue;
       best.set(key, {

@@ -456,7 +456,7 @@ function checkToolMappings(parsed: ParsedSources, issues: Issues, tools: Map<str
 function accountedSignals(parsed: ParsedSources): Set<string> {
   const out = new Set<string>();
   for (const file of parsed.objectiveFiles) {
-    for (const list of Object.values(file.doc.assignments)) for (const id of list) out.add(id);
+    for (const list of Object.values(file.doc.assignments)) for (const entry of list) out.add(typeof entry === 'string' ? entry : entry.signal);
     for (const entry of file.doc.unassigned ?? []) out.add(entry.signal);
   }
   return out;
@@ -475,7 +475,7 @@ function checkObjectives(
   issues: Issues,
   frameworks: Map<string, FrameworkNode>,
   signalById: Map<string, SignalNode>,
-): Pick<RegistryModel, 'objectives' | 'objectiveById' | 'objectivesOfSignal' | 'unassignedSignals'> {
+): Pick<RegistryModel, 'objectives' | 'objectiveById' | 'objectivesOfSignal' | 'unassignedSignals' | 'partialEvidence'> {
   const ids = new IdRegistry<unknown>('objective', issues);
   const objectiveById = new Map<string, ObjectiveNode>();
   for (const file of parsed.objectiveFiles) {
@@ -512,6 +512,7 @@ function checkObjectives(
   }
   const objectivesOfSignal = new Map<string, string[]>();
   const unassignedSignals = new Map<string, string>();
+  const partialEvidence = new Set<string>();
   for (const file of parsed.objectiveFiles) {
     for (const [objectiveId, list] of Object.entries(file.doc.assignments)) {
       const objective = objectiveById.get(objectiveId);
@@ -519,7 +520,9 @@ function checkObjectives(
         if (!ids.byId.has(objectiveId)) issues.error(file.file, `/assignments/${objectiveId}`, `objective '${objectiveId}' does not exist`);
         continue;
       }
-      list.forEach((signalId, i) => {
+      list.forEach((entry, i) => {
+        const signalId = typeof entry === 'string' ? entry : entry.signal;
+        if (typeof entry !== 'string') partialEvidence.add(`${signalId}|${objectiveId}`);
         if (!signalById.has(signalId)) {
           if (!parsed.unusable.signals.has(signalId)) issues.error(file.file, `/assignments/${objectiveId}/${i}`, `signal '${signalId}' does not exist`);
           return;
@@ -543,7 +546,7 @@ function checkObjectives(
   for (const list of objectivesOfSignal.values()) list.sort(byString);
   const objectives = [...objectiveById.values()].sort((a, b) => byString(a.id, b.id));
   for (const objective of objectives) objective.signals.sort(byString);
-  return { objectives, objectiveById, objectivesOfSignal, unassignedSignals };
+  return { objectives, objectiveById, objectivesOfSignal, unassignedSignals, partialEvidence };
 }
 
 function checkSupersessions(parsed: ParsedSources, issues: Issues, signalById: Map<string, SignalNode>): Map<string, string[]> {

@@ -125,6 +125,8 @@ export interface RegistryModel {
   objectiveById: Map<string, ObjectiveNode>;
   /** Signal id → the objectives it evidences, sorted. */
   objectivesOfSignal: Map<string, string[]>;
+  /** `signal|objective` pairs where the signal is partial evidence of the objective (served as supporting at most). */
+  partialEvidence: Set<string>;
   /** Signal id → why it evidences no objective (listed under `unassigned` of a family). */
   unassignedSignals: Map<string, string>;
 }

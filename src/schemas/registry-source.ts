@@ -227,8 +227,13 @@ export const ObjectivesFile = Closed({
   /** Who judged the links; a precision reviewer of these links must be someone else. */
   author: Text,
   objectives: Type.Array(ObjectiveSource),
-  /** Objective id → the signals that are instances of it (a failing result shows the objective unmet). */
-  assignments: Type.Record(Type.String(), Type.Array(Text)),
+  /**
+   * Objective id → the signals that are instances of it (a failing result shows the objective
+   * unmet). `{signal, evidence: partial}` marks a signal whose failure shows the objective may be
+   * unmet (it checks one of several ways to meet it, e.g. one log destination): its mappings through
+   * this objective are served as supporting at most.
+   */
+  assignments: Type.Record(Type.String(), Type.Array(Type.Union([Text, Closed({ signal: Text, evidence: StringEnum(['partial'] as const) })]))),
   /** Signals of the family that evidence none of its objectives, with the reason. */
   unassigned: Type.Optional(Type.Array(Closed({ signal: Text, reason: Text }))),
 });
