@@ -9,7 +9,7 @@ import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { Registry } from './registry/registry.js';
 import { gapIndexOf } from './gap/gap-index.js';
 import { Pipeline } from './http/pipeline.js';
-import { routes } from './http/routes.js';
+import { routes } from './api/routes.js';
 import { startHttpServer } from './http/uws.js';
 import type { Services } from './services.js';
 
@@ -46,7 +46,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
 }
 
 async function startStages(config: Config, log: Logger, now: () => Date, opened: Array<() => unknown>): Promise<RunningService> {
-  const stores = await openStores({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, now, authenticates: true, log });
+  const stores = await openStores({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    now,
+    authenticates: true,
+    log,
+    timeoutMs: config.storeTimeoutMs,
+    accountConcurrency: config.storeAccountConcurrency,
+  });
   opened.push(() => stores.close());
   // The worker threads load their modules, registry and gap index on the other cores while this
   // thread does the same for itself: started first, they are seldom what start-up waits for.
@@ -89,6 +97,7 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
     pool,
     metrics: serviceMetrics,
     now,
+    storeHealth: () => stores.health(),
     rateLimits: () =>
       limiters
         ? { store: 'redis', shared: limiters.accounts.shared, fallbacks: limiters.accounts.fallbacks }

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../../src/node-flags.js';
-import { routes } from '../../src/http/routes.js';
+import { routes } from '../../src/api/routes.js';
 
 const entry = relative(projectRoot, SERVER_ENTRY);
 const containerfile = readFileSync(join(projectRoot, 'deploy', 'Containerfile'), 'utf8');

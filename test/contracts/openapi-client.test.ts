@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { routes } from '../../src/http/routes.js';
+import { routes } from '../../src/api/routes.js';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import { projectRoot } from '../../src/paths.js';
 import { primarySignals } from '../helpers/findings.js';

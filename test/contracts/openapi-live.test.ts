@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { routes } from '../../src/http/routes.js';
+import { routes } from '../../src/api/routes.js';
 import { buildOpenApiDocument, openApiPath } from '../../src/api/openapi.js';
 import { startTestService, call, type CallResult } from '../helpers/service.js';
 import { finding, primarySignals } from '../helpers/findings.js';

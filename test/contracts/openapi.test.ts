@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { routes } from '../../src/http/routes.js';
+import { routes } from '../../src/api/routes.js';
 import { ERROR_CODES } from '../../src/core/errors.js';
 import { buildOpenApiDocument, errorCodesOf, openApiPath, pathParameters } from '../../src/api/openapi.js';
 import { startTestService, call } from '../helpers/service.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { routes } from '../../src/http/routes.js';
+import { routes } from '../../src/api/routes.js';
 import { Router } from '../../src/http/router.js';
 
 t.test('the route table is well formed', async (t) => {
@@ -12,7 +12,7 @@ t.test('the route table is well formed', async (t) => {
     // A body is JSON checked by a schema, or a file in declared media types (scanner import).
     if (route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH')
       t.ok(route.body || (route.rawBody && route.accepts?.length), `${key} declares a body schema or the media types it takes`);
-    // Public (issue 13): the probes, the metrics (METRICS_TOKEN can close them), the OpenAPI document and the /docs page that renders it.
+    // Public: the probes, the metrics (METRICS_TOKEN can close them), the OpenAPI document and the /docs page that renders it.
     if (route.tier === null)
       t.match(
         route.path,

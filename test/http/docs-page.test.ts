@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startTestService, call } from '../helpers/service.js';
 import { hasCommand } from '../export/read-back.js';
-import { routes } from '../../src/http/routes.js';
+import { routes } from '../../src/api/routes.js';
 
 const browser = ['chromium', 'chromium-browser'].find(hasCommand);
 
