@@ -54,7 +54,7 @@ interface Result {
 }
 
 /**
- * Issue 15's floor for an analysis: what any JSON service must spend on it in one thread, parsing
+ * The JSON floor of an analysis: what any JSON service must spend on it in one thread, parsing
  * the request and the answer and writing the answer again, in this process. Seven rounds just
  * before the scenario and seven just after it, median of the fourteen: this machine's speed drifts
  * within a run (a floor taken minutes earlier differed from one taken beside the scenario by up

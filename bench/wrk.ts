@@ -1,8 +1,7 @@
 /**
  * Throughput with wrk (Debian package `wrk`): a C load generator that is faster than the service
  * on this machine, where autocannon tops out near 15,000 req/s and so sets the ceiling it measures.
- * One thread, 64 connections, each request with the next of the bench's keys (a Lua script), as
- * issue 15 measured.
+ * One thread, 64 connections, each request with the next of the bench's keys (a Lua script).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

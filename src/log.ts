@@ -6,17 +6,16 @@ export type { Logger };
  * sonic-boom writes at most this many bytes per write(2), one write in flight at a time. Its
  * default, 16 KB, is about 65 access lines: at 90,000 requests a second the lines came faster
  * than one write per turn of the event loop took them, the backlog grew, and lines lived long
- * enough to be promoted to the old generation (750 KB per scavenge, a 12 ms mark-compact of 80 MB
- * every 3.5 s). With 1 MB each write takes the whole backlog and no line outlives a scavenge.
+ * enough to be promoted to the old generation (figures: docs/benchmarks.md). With 1 MB each write
+ * takes the whole backlog and no line outlives a scavenge.
  */
 const LOG_MAX_WRITE_BYTES = 1 << 20;
 
 /**
  * sonic-boom writes once this many bytes are pending, or when LOG_FLUSH_INTERVAL_MS has passed.
  * Writing whatever was pending whenever the last write had finished made thousands of write(2)s
- * a second under load, each handed to a libuv thread that then took a core from the HTTP thread:
- * during a flood of 10,000-finding analyses a fifth of the HTTP thread's time was spent in those
- * hand-offs (docs/benchmarks.md, session 15). A line reaches the log at most this late, or is
+ * a second under load, each handed to a libuv thread that then took a core from the HTTP thread
+ * (figures: docs/benchmarks.md). A line reaches the log at most this late, or is
  * lost with it if the process is killed (SIGTERM and SIGINT flush).
  */
 const LOG_MIN_WRITE_BYTES = 64 * 1024;
@@ -36,7 +35,7 @@ interface ByteDestination {
  *
  * sonic-boom takes bytes here, not text: given text, it measured the UTF-8 length of its pending
  * chunk on every write and encoded each written chunk twice (once to write it, once more to find
- * what was left), about 0.2 µs per access line. Text written to the logger (its own lines, and
+ * what was left). Text written to the logger (its own lines, and
  * the access log's joined lines once per turn) is encoded on its way in.
  */
 export function createLogger(level: string): Logger {
@@ -78,9 +77,8 @@ function jsonString(value: string): string {
 
 /**
  * The access-log line pino would write for `logger.child({ log: 'access' }).info({...}, 'request')`,
- * built by concatenation. Through pino the line cost about 8 µs of the HTTP thread per request (its
- * generic serialiser walks the object and the bindings), as much as serving a cached registry
- * answer; a template with JSON.stringify of each text value cost 0.4 µs, this about 0.17 µs.
+ * built by concatenation: through pino (its generic serialiser walks the object and the bindings)
+ * the line cost as much as serving a cached registry answer (figures: docs/benchmarks.md).
  * Values from the client (path, method, request id) and the account name are escaped when they
  * need it; the rest are numbers or fixed words.
  */
@@ -119,9 +117,8 @@ export interface AccessLog {
  * Writes access lines to the logger's own destination (so they interleave whole with its other
  * lines, and are flushed with it), when the logger logs at info. The caller flushes once per
  * batch of lines, not once a line: sonic-boom measures the UTF-8 length of its whole pending
- * chunk (up to 16 KB) on every write, which at one write per request cost about 8 µs of the HTTP
- * thread per request under wrk; appending each line to one string cost 0.3 µs per line when it
- * was flattened, a join 0.2 µs.
+ * chunk (up to 16 KB) on every write, and joining the batch's lines is cheaper than appending each
+ * to one string (figures: docs/benchmarks.md).
  */
 export function accessLogWriter(logger: Logger): AccessLog {
   const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];

@@ -51,8 +51,8 @@ interface CollectedMetric {
 
 /**
  * The requests counter and the latency histogram, kept together. prom-client hashes the labels
- * into a string on every observation of each metric, which cost about 0.5 µs of the HTTP thread
- * per request under wrk (as much as a fifth of serving a cached registry read). Here a series is
+ * into a string on every observation of each metric, a noticeable share of serving a cached
+ * registry read (docs/benchmarks.md). Here a series is
  * found through maps keyed by the declared route (a constant string, its hash kept) and the status
  * (a number), and put in Prometheus form only when scraped.
  */

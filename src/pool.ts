@@ -65,10 +65,9 @@ export interface TaskPool {
    * A turn to bring a request's work to the pool, taken before its body is read. At most
    * TURNS_PER_THREAD × threads requests hold one; the others wait for theirs with their bodies
    * unread, first in, first out, up to the queue limit (beyond it: service_busy at once), each
-   * for at most the task budget (then task_timeout). Without turns, a flood of 96 clients sending
-   * 2.4 MB analyses had the HTTP thread read 620 bodies in 24 s, for 29 answers: each place a
-   * task freed in the queue was refilled at once with a newly read body, and the queue held 64
-   * of them (up to 1 GB at the 16 MB body limit; docs/benchmarks.md, session 17). `closed` aborts
+   * for at most the task budget (then task_timeout). Without turns, under a flood each place a
+   * task freed in the queue was refilled at once with a newly read body, most for clients that had
+   * given up, and the queue held up to 1 GB of them (docs/benchmarks.md). `closed` aborts
    * when the client goes away: a waiting request leaves the queue (its promise rejects with the
    * signal's reason), a held turn is released.
    */
@@ -113,9 +112,8 @@ const ANSWER_BUFFERS_MAX_BYTES = 64 * 1024 * 1024;
  * The memory of analysis answers the HTTP thread has sent and stored, given back to the workers
  * to write later answers into. A worker's answer arrives as a transferred ArrayBuffer, memory
  * outside the HTTP thread's heap that only its collector could free: V8 starts a full GC of
- * that heap for every 64 MB of it (external memory pressure), and with 500-finding analyses
- * back to back that was a mark-compact of the 80 MB heap every 0.8 s, 50 ms of marking on the
- * thread that serves every request. A buffer transferred back to a worker leaves the HTTP
+ * that heap for every 64 MB of it, and with analyses back to back that kept the thread that
+ * serves every request marking its heap. A buffer transferred back to a worker leaves the HTTP
  * thread's account at once, and a worker that writes into it faults in no new pages
  * (docs/benchmarks.md). The caller must give a buffer only once nothing reads it any more: the
  * answer sent and stored.
@@ -163,22 +161,16 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     minThreads: options.threads,
     maxThreads: options.threads,
     workerData: { registryDir: options.registryDir },
-    // A worker's task allocates a whole request and answer at once (a 10 MB scanner file parses
-    // into some 100 MB of objects): with V8's default 16 MB semi-spaces it spends about a third of
-    // its time in scavenges that copy objects still in use. 64 MB semi-spaces (young generation =
-    // 3 × semi-space) took the 10 MB import from p50 591–676 / p99 765–1,176 ms to p50 510–527 /
-    // p99 753–760 ms in the bench (docs/benchmarks.md). 128 MB semi-spaces, with the scavenge
-    // before an analysis (workers/tasks.ts `makeRoom`), took a 10,000-finding analysis in the
-    // service from p50 325 to 265 ms; 500-finding analyses did not change, and the process held
-    // 20–130 MB more (docs/benchmarks.md, session 11). They are that size from the start
-    // (--min-semi-space-size, src/node-flags.ts). The HTTP thread keeps the default maximum: the
-    // same semi-spaces there made reads beside analyses slower, and its pauses are their latency.
+    // A worker's task allocates a whole request and answer at once, and with V8's default 16 MB
+    // semi-spaces it spent much of its time in scavenges copying objects still in use; so workers
+    // get 128 MB semi-spaces (young generation = 3 × semi-space), from the start
+    // (--min-semi-space-size, src/node-flags.ts). The HTTP thread keeps the default: larger
+    // semi-spaces there made reads beside analyses slower. Figures: docs/benchmarks.md.
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     // A thread waits for its next task in its event loop, not blocked in Atomics.wait, so the
     // work it leaves for when it is idle runs then: the full GC after a large task and the
     // replays after a full GC (workers/tasks.ts `afterTask`, `replayAfterIdleCollections`), and
-    // loading the pdf/xlsx renderers. 500-finding
-    // analyses back to back were as fast either way, within the machine's noise.
+    // loading the pdf/xlsx renderers (analyses back to back were as fast either way).
     atomics: 'disabled',
   });
   // One `ready` task per thread: each thread answers it once its module has loaded. Waiting for
@@ -191,9 +183,8 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   // The queue is ours, not Piscina's: a task goes to Piscina only when a thread is free for it.
   // Piscina keeps abortable tasks (every task here has a time budget) in a side queue that
   // maxQueue does not count, and with stricterFIFO it puts a newly submitted task at the *head*
-  // of that queue when no thread is free: last in, first out. Measured with 4 concurrent
-  // 500-finding analyses on one thread: p99 670–850 ms against p50 42 ms; strictly first in,
-  // first out again with this queue.
+  // of that queue when no thread is free: last in, first out, which gave concurrent analyses a
+  // p99 many times their p50 (docs/benchmarks.md).
   const waiting: Waiting[] = [];
   let running = 0;
   // Once the pool closes, every task it has not finished is answered 503 shutting_down: the
@@ -296,12 +287,9 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       if (closing) throw shuttingDown();
       if (isFull()) throw busyError(options.queueLimit);
       // Two budgets of TASK_TIMEOUT_MS: one to get a thread, one to run on it. With one budget
-      // from submission, once the queue held more work than the budget (64 10,000-finding
-      // analyses take longer than 10 s), tasks spent it waiting, the running one was cut short
-      // and its thread replaced (4 s of warm-up, while the queue timed out behind it): 54 and 27
-      // answers in 40 s of a 96-client flood, against 139 and 152 with two budgets
-      // (docs/benchmarks.md, session 15). A task that got its thread is stopped only if it is
-      // itself stuck.
+      // from submission, a queue holding more work than the budget had tasks spend it waiting and
+      // running ones cut short, their threads replaced, and throughput fell to a third under a
+      // flood (docs/benchmarks.md). A task that got its thread is stopped only if it is stuck.
       const submitted = performance.now();
       const done = (outcome: 'ok' | 'failed' | 'timeout') => options.onTaskDone?.(task, outcome, (performance.now() - submitted) / 1000);
       try {

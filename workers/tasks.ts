@@ -48,13 +48,11 @@ let renderers: Promise<typeof import('../src/export/render.js')> | undefined;
 const loadRenderers = () => (renderers ??= import('../src/export/render.js'));
 
 /**
- * A scavenge that lands mid-analysis copies that analysis's objects still in use: on 500-finding
- * analyses back to back, one in about seven took 20–23 ms instead of 13–14. So before an analysis
- * that would not fit in the room left in the young generation, the thread scavenges first, while
- * almost nothing is alive (0.7–0.9 ms). p90 19–21 → 13–14 ms, p99 31–39 → 21–24 ms, mean 13.6 →
- * 12.3–13.1 ms, in a worker as the pool makes them (docs/benchmarks.md, session 11).
- * `gc` is there when the process runs with --expose-gc (src/node-flags.ts); without it (the
- * service started in a test's own process) the scavenges come when V8 needs them.
+ * A scavenge in the middle of an analysis copies that analysis's live objects, so before an
+ * analysis that would not fit in the room left in the young generation the thread scavenges first,
+ * while almost nothing is alive (figures: docs/benchmarks.md). `gc` is there when the process runs
+ * with --expose-gc (src/node-flags.ts); without it (the service started in a test's own process)
+ * the scavenges come when V8 needs them.
  */
 const collect = (globalThis as { gc?: (options?: { type: 'minor' }) => void }).gc;
 
@@ -80,18 +78,11 @@ let collectionOwed = false;
 let idleCollection: NodeJS.Timeout | undefined;
 
 /**
- * Called at the end of every task. A 10,000-finding analysis or a 10 MB scanner import leaves
- * its objects spread over both generations, the dead in the old one still pointing at some in the
- * young one, and V8 cleared that up in the middle of later tasks: after one of each, scavenges of
- * 133 and 242 ms came between 500-finding analyses that took 12–20 ms. So a task over a request
- * of COLLECT_AFTER_REQUEST_BYTES or more leaves a full GC (100–150 ms) owed, and the thread runs
- * it once it has had no task for IDLE_BEFORE_COLLECTION_MS; each task's end restarts that wait.
- * Run straight after each such task, the collection made 10,000-finding analyses sent back to back
- * wait for it: their p50 went from 1.4 to 2.1 times the JSON floor. Under a steady load it never
- * runs, and V8 collects when it must, as before. With the young generation at its full size from
- * the start (src/node-flags.ts), the p99 of 500-finding analyses after one large analysis and one
- * import went from 86–96 to 30–32 ms (docs/benchmarks.md, session 14). The end of a task also
- * stops the replays that follow a full GC (see replayAfterIdleCollections).
+ * Called at the end of every task. A task over a request of COLLECT_AFTER_REQUEST_BYTES or more
+ * leaves garbage in both generations that V8 otherwise clears up in the middle of later tasks, so
+ * it leaves a full GC owed, run once the thread has had no task for IDLE_BEFORE_COLLECTION_MS (run
+ * at once, it made large tasks sent back to back wait for it). Figures: docs/benchmarks.md. The
+ * end of a task also stops the replays that follow a full GC (see replayAfterIdleCollections).
  */
 function afterTask(requestBytes: number): void {
   replaysLeft = 0;
@@ -104,40 +95,21 @@ function afterTask(requestBytes: number): void {
     collectionOwed = false;
     // `gc()` without an argument: Node 20's V8 reads an options object only for `type: 'minor'`
     // and `execution: 'async'`, and takes any other object as the old truthy flag for a scavenge,
-    // so `{ type: 'major' }` scavenged (and left 12,000 faults and a p99 of 46–137 ms behind).
+    // so `{ type: 'major' }` scavenged instead.
     collect();
     startReplays();
   }, IDLE_BEFORE_COLLECTION_MS);
 }
 
 /**
- * A full GC while the thread has no task made its next analyses slow, because of V8's optimized
- * code. That code is specialised to the hidden classes ("maps") of the objects it has met, and a
- * map lives only while an object has it. With no task running, nothing of any request is alive,
- * so the collection frees the maps of parsed findings, V8 drops the code that checked for them,
- * and the next analyses run unoptimized, deoptimize ("wrong map", "insufficient type feedback")
- * and wait for TurboFan to compile again (`assess` alone: 40–65 ms of a background thread, on a
- * machine with two cores). Traced with --trace-opt --trace-deopt after a 10,000-finding analysis,
- * a 10 MB import and the owed collection, the first sixteen 500-finding analyses came with about
- * 30 compilations and 8 deoptimizations.
- * So after each full GC that starts while the thread is idle (the owed collection above, or V8's
- * own memory reducer), the thread replays the latest analysis it ran, if its request was under
- * COLLECT_AFTER_REQUEST_BYTES (otherwise the warm-up's request made from the registry),
- * REPLAYS_WHEN_IDLE times: its clients' own shapes, so the maps and the code are made
- * again before a client needs them. One replay per turn of the event loop: a task that arrives
- * waits for one replay at most, and its end stops the rest.
- * Measured through the service after a 10,000-finding analysis, a 10 MB import and 2 s idle, six
- * runs alternating with session 17's warm-up (three analyses of the registry's own request right
- * after the collection): the first four 500-finding analyses took 45 ms in all against 75 ms, and
- * the first one 9–13 ms against 15–31 ms (docs/benchmarks.md, session 18). Three replays instead
- * of sixteen left about half of that.
- * A thread's first analysis meets the same: the start-up warm-up's request has other fields than
- * its clients' (no `observed_at`, no `artifact`), so the first client request deoptimizes the code
- * the warm-up optimized. So the first analysis a thread runs is replayed too, once it is idle. On
- * a fresh service, one 500-finding analysis, 1 s idle, then more: the second to fourth took
- * 8.2–9.9 ms against 10.0–22.0 ms without (four alternating runs each).
- * The request replayed stays in this thread's memory until the next one replaces it; nothing of
- * it is written anywhere.
+ * A full GC while the thread has no task frees the hidden classes its optimized analysis code
+ * checks for, and the next analyses ran unoptimized until TurboFan compiled them again. So after
+ * such a GC (the owed one, or V8's memory reducer) the thread replays its latest analysis, if its
+ * request was under COLLECT_AFTER_REQUEST_BYTES (else the warm-up's), up to REPLAYS_WHEN_IDLE
+ * times, one per turn of the event loop, so a task that arrives waits for one replay at most; and
+ * it replays its first analysis once idle, since the warm-up's request has other fields than the
+ * clients'. The request stays in this thread's memory only. How it was found, and figures:
+ * docs/benchmarks.md, "Replays after an idle full GC".
  */
 const REPLAYS_WHEN_IDLE = 16;
 
@@ -186,24 +158,13 @@ function analyzeInRoom(task: AnalyzeTask): AnalyzeOutput {
 }
 
 /**
- * The first analyses a thread runs are slow, for two reasons.
- * - V8 compiles their code and the thread escapes and keeps its registry text: on a fresh service
- *   the first 500-finding analysis took 119 ms in the worker.
- * - Each page of the young generation costs a page fault the first time it is written, and on
- *   this kind of virtual machine a fault costs 10–20 µs. The young generation grows over the
- *   first analyses to the size they need, and its two halves are each written through once
- *   before it runs on pages already mapped: until then, 500-finding analyses took 40–55 ms
- *   instead of 13–15 ms, one in three for the first 12 or so after a start, about 17,000 faults
- *   in all. That was one or two percent of a 15 s bench run, so the p99. (A 10,000-finding
- *   analysis or a large import grew it further, and the same happened once more: it now starts
- *   at its full size, src/node-flags.ts.)
- * So before the thread says it is ready it analyses a request made from the registry (500
- * findings over its signals, every status, every gap-analysis framework, evidence asked for) at
- * least four times, and then until its young generation has been emptied twice at a size that no
- * longer grows, at most WARM_UP_MAX_ANALYSES times: about 25 analyses with the young generation
- * at its full size from the start (2 × 128 MB, src/node-flags.ts), and `/readyz` after 4.2 s,
- * against 2.9–3.3 s with four analyses and 3.4–3.7 s with 2 × 64 MB (docs/benchmarks.md,
- * sessions 13 and 14). It runs when the thread starts, so the thread is ready only once it is warm.
+ * A thread's first analyses are slow: V8 compiles their code, and each page of the young
+ * generation costs a page fault the first time it is written. So before the thread says it is
+ * ready it analyses a request made from the registry (500 findings over its signals, every
+ * status, every gap-analysis framework, evidence asked for) at least WARM_UP_MIN_ANALYSES times,
+ * then until its young generation (at full size from the start, src/node-flags.ts) has been
+ * emptied twice at a size that no longer grows, at most WARM_UP_MAX_ANALYSES times. Figures, and
+ * what it adds to the time to `/readyz`: docs/benchmarks.md.
  */
 const WARM_UP_MIN_ANALYSES = 4;
 const WARM_UP_MAX_ANALYSES = 32;

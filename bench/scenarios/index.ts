@@ -28,7 +28,7 @@ export interface Scenario {
   /** Published target for throughput relative to the bare server (wrk scenarios). */
   targetRatio?: number;
   /**
-   * Published target for p50 relative to the JSON floor (issue 15): in one thread of the bench
+   * Published target for p50 relative to the JSON floor: in one thread of the bench
    * process, JSON.parse of the request plus JSON.parse and JSON.stringify of the service's answer.
    */
   targetFloorRatio?: number;
@@ -135,7 +135,7 @@ export function scenarios(registry: Registry): Scenario[] {
       baseline: true,
     },
     // Throughput at saturation, with wrk against a bare server sending each route's own bytes
-    // (issue 15: at least 0.70 of it). Latency here is mostly queueing, so no latency target.
+    // (target: at least 0.70 of it). Latency here is mostly queueing, so no latency target.
     {
       name: 'registry: GET /v1/signals/:id',
       method: 'GET',
@@ -186,7 +186,7 @@ export function scenarios(registry: Registry): Scenario[] {
       durationSeconds: 8,
       generator: 'wrk',
     },
-    // Latency targets are per request: one connection, requests back to back. 25 ms is issue 15's target.
+    // Latency targets are per request: one connection, requests back to back. 25 ms is the target.
     {
       name: 'gap analysis: 500 findings × 11 frameworks',
       method: 'POST',
@@ -209,7 +209,7 @@ export function scenarios(registry: Registry): Scenario[] {
       durationSeconds: 10,
       generator: 'wrk-latency',
     },
-    // Issue 13: the same analysis with a compressed answer (bytes per answer in the table).
+    // The same analysis with a compressed answer (bytes per answer in the table).
     {
       name: 'gap analysis: 500 findings × 11 frameworks, accept-encoding br',
       method: 'POST',
@@ -232,7 +232,7 @@ export function scenarios(registry: Registry): Scenario[] {
       headers: { 'accept-encoding': 'gzip' },
       generator: 'wrk-latency',
     },
-    // Issue 15: one spec variant alone (?variant=a, a third of the bytes): what a client of one variant saves.
+    // One spec variant alone (?variant=a, a third of the bytes): what a client of one variant saves.
     {
       name: 'gap analysis: 500 findings × 11 frameworks, ?variant=a',
       method: 'POST',
@@ -284,10 +284,10 @@ export function scenarios(registry: Registry): Scenario[] {
       connections: 8,
       durationSeconds: 12,
       alongside: 'gap analysis: 500 findings × 11 frameworks',
-      // Issue 15's target (the flood's, below, is issue 17's 10 ms).
+      // The target beside analyses (during the flood, below, it is 10 ms).
       targetP99Ms: 5,
     },
-    // Issue 17: 96 clients flood 10,000-finding analyses (about 2 MB each). The queue fills, and
+    // 96 clients flood 10,000-finding analyses (about 2 MB each). The queue fills, and
     // the rest are refused with 503 service_busy at their headers, before their bodies are read,
     // so the HTTP thread stays free for reads.
     {

@@ -117,7 +117,7 @@ function checkControlCategory(registry: Registry, code: string, category: string
   }
 }
 
-/** Typed by the published schema, so a field the schema requires cannot be dropped again (mapping_id was, issue 13). */
+/** Typed by the published schema, so a field the schema requires cannot be dropped (as mapping_id once was). */
 function controlView(c: ControlListItem): Static<typeof ControlList>[number] {
   const mappedSignals = c.mapped_signals.map((m) => ({
     signal_id: m.signal_id,

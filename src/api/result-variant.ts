@@ -28,7 +28,7 @@ export function requestedVariant(ctx: RouteContext): ResultVariant | undefined {
  * not take br. Analyses stored before the byte spans of their members were kept have them found
  * by reading the payload, in a worker. A variant's bytes are new memory: once sent, they are kept
  * for a worker's next answer, rather than left for the HTTP thread's collector (which starts a
- * full GC for every 64 MB of such memory: docs/benchmarks.md, session 9).
+ * full GC for every 64 MB of such memory: src/pool.ts, AnswerBuffers).
  */
 export async function storedAnswer(
   ctx: RouteContext,

@@ -485,8 +485,8 @@ function frameworkSynergies(
     return set;
   };
   // Into a custom framework: the signals its controls have at the floor, read off its own few
-  // controls rather than asking every signal of the other framework where it maps (measured:
-  // that was 10 ms of a 500-finding analysis against 10 frameworks and a 324-control custom one).
+  // controls rather than asking every signal of the other framework where it maps, which doubled
+  // the analysis (docs/benchmarks.md).
   const intoCustom = new Map<string, Set<string>>();
   const signalsInto = (code: string) => {
     let set = intoCustom.get(code);

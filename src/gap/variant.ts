@@ -29,8 +29,7 @@ const DATA_OPENING = Buffer.from('{"data":{');
 
 /**
  * The stored answer with the other variant's members left out: a copy of the bytes around them,
- * no parsing. Measured medians: 0.4–1.1 ms for a 1.8 MB answer (where parse and stringify take
- * about 15 ms), 0.7–3.6 ms for 20 MB. The copy is in memory of its own (never a slice of Node's
+ * no parsing (figures: docs/api.md). The copy is in memory of its own (never a slice of Node's
  * shared pool), so that once sent it can be kept for a worker's next answer (src/pool.ts
  * `AnswerBuffers`).
  */
@@ -57,8 +56,8 @@ function memberName(payload: Buffer, start: number): string {
 
 /**
  * The spans found by reading the stored bytes, for analyses stored before their spans were kept.
- * One pass over compact JSON as the service writes it, strings skipped with the native indexOf:
- * 3.5 ms for a 1.8 MB answer, 46 ms for 20 MB, so it runs in a worker (docs/api.md).
+ * One pass over compact JSON as the service writes it, strings skipped with the native indexOf;
+ * it runs in a worker (figures: docs/api.md).
  */
 export function scanMemberSpans(payload: Uint8Array): DataMemberSpans {
   const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);

@@ -34,10 +34,9 @@ const gzip = promisify(zlib.gzip);
 
 /**
  * How hard to compress. `answer`: a body made for one request (an analysis result of up to tens
- * of megabytes), where time to the last byte counts: brotli quality 1 and gzip level 1 (a 1.8 MB
- * result: 7.8 ms to 14 % with brotli, 7.7 ms to 16 % with gzip; at quality 4, 26 ms to 11 %).
+ * of megabytes), where time to the last byte counts: brotli quality 1 and gzip level 1.
  * `kept`: a registry answer compressed once and sent many times: brotli 9, gzip 9.
- * Measured figures: docs/benchmarks.md, "Compression".
+ * Measured figures: docs/benchmarks.md, "Compression levels".
  */
 export type CompressionEffort = 'answer' | 'kept';
 

@@ -17,8 +17,8 @@ export function headerLines(headers: Record<string, string>, omit?: string): str
  * Header lines rendered once for an answer the service sends many times (a kept registry
  * answer's own), split where writeHeader takes them: the first header's name, and everything
  * after its `: ` without the last line's end. As bytes: a string uWS measures, encodes and copies
- * on every answer, and joined to the answer's per-request lines it was copied once more, about
- * 4 % of the HTTP thread's time per cached read (docs/benchmarks.md, session 12).
+ * on every answer, and joined to the answer's per-request lines it was copied once more
+ * (figures: docs/benchmarks.md).
  */
 export interface RenderedHeaderLines {
   name: Buffer;

@@ -159,9 +159,9 @@ export class Pipeline {
 
   /**
    * The metrics and access lines of the answers reported since the last call, in one loop. Made
-   * inside each request's callback, between its admission and its send, the same work cost the
-   * HTTP thread about 2 µs more per cached read, a tenth of its throughput (docs/benchmarks.md,
-   * session 12), most likely because in one loop its code and data stay in the CPU's caches.
+   * inside each request's callback, between its admission and its send, the same work cost a
+   * cached read a tenth of its throughput (docs/benchmarks.md), most likely because in one loop
+   * its code and data stay in the CPU's caches.
    */
   private readonly observeAnswers = (): void => {
     const answers = this.unobserved;

@@ -16,8 +16,7 @@ let nextInBatch = IDS_PER_BATCH;
  *
  * Made 256 at a time into one string, each id a slice of it. `crypto.randomUUID` builds its text
  * from 20 pieces, and V8 copies such a string into one piece wherever it is next read whole (the
- * header line, the access line): with a UUID from here a cached registry read served 4–6 % more
- * requests a second under wrk (interleaved A/B, docs/benchmarks.md, session 12).
+ * header line, the access line); a slice is read as it is (figures: docs/benchmarks.md).
  */
 export function newRequestId(): string {
   if (nextInBatch === IDS_PER_BATCH) {

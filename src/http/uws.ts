@@ -391,10 +391,9 @@ function statusLine(status: number): string {
 
 /**
  * Writes the status and every header line with at most three calls into uWS: the per-answer
- * lines as one writeHeader, and an answer's lines rendered once (`headerLines`) as another. A
- * call per header cost a crossing into C++ and a conversion of both arguments each, about 0.5 µs
- * per answer of a dozen headers under wrk. test/http/foundation.test.ts reads the header block
- * off a raw socket.
+ * lines as one writeHeader, and an answer's lines rendered once (`headerLines`) as another: a
+ * call per header cost a crossing into C++ and a conversion of both arguments each (figures:
+ * docs/benchmarks.md). test/http/foundation.test.ts reads the header block off a raw socket.
  */
 function writeHead(res: HttpResponse, response: OutgoingResponse): void {
   res.writeStatus(statusLine(response.status));
@@ -410,7 +409,7 @@ function writeHead(res: HttpResponse, response: OutgoingResponse): void {
 /**
  * Runs `write` corked, unless it runs inside uWS's request callback: the socket is corked there
  * already (one send(2) for the whole answer, checked with strace), and a cork of our own cost a
- * crossing into C++ and back, about 0.35 µs per cached read (A/B).
+ * crossing into C++ and back (docs/benchmarks.md).
  */
 function corkedUnlessInHandler(res: HttpResponse, inHandler: boolean, write: () => void): void {
   if (inHandler) write();

@@ -3,11 +3,8 @@ import zlib from 'node:zlib';
 
 /**
  * How an analysis's answer is kept: brotli at quality 0 behind an 8-byte header, about a tenth of
- * the answer's bytes (1.77 MB → 173 KB for 500 findings × 11 frameworks, 20 MB → 2.3 MB for
- * 10,000). The durable write of a 20 MB answer as sent took about 54 ms, against 21 ms to
- * compress and store it; of a 1.77 MB one, 5–6 ms on a fresh service (1.8 ms once LMDB's write
- * thread has handled a large one) against 2.7 ms (docs/benchmarks.md, session 16). It also
- * keeps a tenth of the disk for the retention period.
+ * the answer's bytes, so the durable write before the answer is shorter than writing the answer
+ * as sent, and the disk holds a tenth for the retention period (figures: docs/benchmarks.md).
  *
  * The header is `\0br` and a version byte, then the answer's length (uint32, little-endian), so
  * the reader sizes its output at once. An answer is JSON and starts with `{`: a payload that
@@ -22,8 +19,8 @@ const decompress = promisify(zlib.brotliDecompress);
 
 /**
  * The form an answer is stored in, compressed on libuv's thread pool: off the HTTP thread, and
- * off the worker, which meanwhile runs the next analysis. Made in the worker, the compression
- * took 8–12 % from the analyses a saturated worker completes (docs/benchmarks.md, session 16).
+ * off the worker, which meanwhile runs the next analysis (made in the worker, it took from the
+ * analyses a saturated worker completes: docs/benchmarks.md).
  */
 export async function storedForm(answer: Uint8Array): Promise<Buffer> {
   const compressed = await compress(answer, {

@@ -1,5 +1,5 @@
 /**
- * Quality gates over the real registry/sources (issue 7): every figure of `csr registry report`
+ * Quality gates over the real registry/sources: every figure of `csr registry report`
  * that has a target must meet it. The sources are read with the compiler's own loader and
  * integrity checks (nothing is written, no LMDB build); docs/registry-report.md explains each figure.
  */

@@ -89,7 +89,7 @@ t.test('GET /v1/controls (Pro)', async (t) => {
   const first = res.body.data[0];
   t.same(sortedKeys(first), ['category', 'description', 'framework', 'id', 'level', 'mapped_signals', 'title']);
   t.equal(first.framework, codes[0], 'frameworks in listing order, controls in catalog order');
-  // mapping_id is required by the published schema (MappedSignalRef); the list omitted it until issue 13.
+  // mapping_id is required by the published schema (MappedSignalRef); the list once omitted it.
   t.same(sortedKeys(first.mapped_signals[0]), ['confidence', 'mapping_id', 'relationship', 'signal_id']);
 
   // A page that straddles two frameworks.

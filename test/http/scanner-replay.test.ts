@@ -85,7 +85,7 @@ t.test('every real scanner file imports over HTTP; failing rules of mapped tools
   );
   t.ok(failing > 0, 'the files hold failing results of mapped tools');
   t.equal(vulnerabilities.mapped, vulnerabilities.total, 'every vulnerability result maps');
-  // Issue 12's targets: ≥ 95 % of distinct failing rule ids of the mapped tools, every
+  // The targets: ≥ 95 % of distinct failing rule ids of the mapped tools, every
   // vulnerability result, ≥ 90 % of SARIF results with CWE tags.
   t.ok(recognised / failing >= 0.95, `at least 95 % of distinct failing rule ids recognised (${recognised}/${failing})`);
   t.ok(sarifCwe.total === 0 || sarifCwe.mapped / sarifCwe.total >= 0.9, 'SARIF results with CWE tags map');

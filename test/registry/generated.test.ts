@@ -1,5 +1,5 @@
 /**
- * The generated registry sources match their generators byte for byte (issue 11): the committed
+ * The generated registry sources match their generators byte for byte: the committed
  * files under registry/sources (and the id ledger) are what `csr registry generate` writes from
  * registry/facts. Regenerates into a temp dir, so nothing in the worktree changes.
  */
