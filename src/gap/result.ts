@@ -87,9 +87,8 @@ function withUnrecognisedResults(findings: AnalysisOutcome['findings'], extraMet
  * repeat each other: every gap's remediation, every finding's reference and the common gaps appear
  * two or more times, and registry text (control titles) in every analysis. Here each repeated part
  * is escaped once and its text reused; registry text is escaped once per thread. Per byte this is
- * no faster than JSON.stringify; measured on 500 findings × 11 frameworks, the whole analysis took
- * 0.79–0.81 of its time with the result built as objects, through what is not written twice and
- * less garbage (9.3 MB allocated instead of 11.3; docs/benchmarks.md). The shape is the schema's:
+ * no faster than JSON.stringify; the gain is what is not written twice, and less garbage
+ * (figures: docs/benchmarks.md). The shape is the schema's:
  * a test checks every result against it with no member missing or extra, for each combination of
  * options.
  *
@@ -179,10 +178,9 @@ export interface ResultBytes {
 
 /**
  * Pieces of at most about this many UTF-16 units: V8 makes a string of more than 128 KB in its
- * large-object space, in pages mapped for it alone, so the answer joined into one string (1.8 MB
- * for 500 findings) took some 450 page faults to write and gave its pages back at the next GC,
- * every analysis: 0.5 ms of system time of its 10–12 ms (docs/benchmarks.md, session 10). Pieces
- * of this size are made in the young generation, whose pages stay mapped.
+ * large-object space, in pages mapped for it alone and given back at the next GC, so one joined
+ * answer cost page faults every analysis; pieces of this size are made in the young generation,
+ * whose pages stay mapped (figures: docs/benchmarks.md).
  */
 const RESULT_PIECE_UNITS = 32 * 1024;
 
@@ -190,10 +188,8 @@ const RESULT_PIECE_UNITS = 32 * 1024;
  * The parts (the first `count` of `parts`) in UTF-8, joined in order into pieces of about
  * RESULT_PIECE_UNITS (a piece ends with the part that reaches the size) and at each of `breaks`
  * (part indices, ascending), whose byte offsets become the member spans. Each piece is written as
- * soon as it is made, so that it dies young: when every piece was made before the first was
- * written, a scavenge in between copied them all, and a 20 MB answer was made instead as a few
- * strings of megabytes, whose pages are new every analysis (about 5,000 page faults, 10–20 µs
- * each on this kind of VM: docs/benchmarks.md, session 13).
+ * soon as it is made, so that it dies young (made all before the first was written, a scavenge
+ * in between copied them all; figures: docs/benchmarks.md).
  * The bytes are written at the start of `memory` (an earlier answer's, given back to a worker:
  * src/pool.ts `AnswerBuffers`) when the text fits there, else in new memory of their own.
  */
@@ -342,8 +338,7 @@ function commonGapsJson(gaps: readonly CommonGap[]): string[] {
  * A result's parts, written into one array that the thread keeps and every analysis reuses. An
  * array grown by push() is copied into a larger one at each step, and past 16,384 parts (128 KB)
  * V8 makes each copy in pages mapped for it alone, touched for the first time and given back at
- * the next GC: in a worker, nearly all of a 500-finding analysis's 118 page faults (25,550
- * parts), and on this kind of VM a fault costs 10–20 µs (docs/benchmarks.md, session 13). The
+ * the next GC: most of a worker's page faults per analysis (figures: docs/benchmarks.md). The
  * kept array stays as large as the largest result the thread has made (3 MB for 10,000 findings).
  */
 class PartList {

@@ -18,7 +18,7 @@ export class LmdbAnalysisStore implements AnalysisStore {
     // Every write is a single put, which LMDB's write thread carries out; lmdb-js commits the
     // puts of one event turn together, in the order made. Inside transaction() the payload's
     // copy (20 MB for 10,000 findings) ran on the HTTP thread, into pages the growing file had
-    // never used, and held every read behind it (docs/benchmarks.md, session 15). The payload
+    // never used, and held every read behind it (docs/benchmarks.md). The payload
     // and its expiry record go first: should a crash split the commit, nothing reads a payload
     // without its index entry, and the sweeper removes it at its expiry.
     const payloadWritten = Promise.all([this.store.analyses.put(entry.id, payload), this.store.analysisExpiry.put(expiryKey, true)]);
