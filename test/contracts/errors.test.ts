@@ -13,6 +13,21 @@ t.test('every error code is documented in docs/errors.md with its status', async
   }
 });
 
+t.test('every code docs/errors.md documents is declared in src/core/errors.ts with that status, once', async (t) => {
+  const doc = readFileSync(join(projectRoot, 'docs', 'errors.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([^`]+)` \| (\d{3}) \|/gm)].map(([, code, status]) => ({ code, status: Number(status) }));
+  t.ok(rows.length >= Object.keys(ERROR_CODES).length, `${rows.length} documented codes`);
+  for (const { code, status } of rows) {
+    t.ok(Object.hasOwn(ERROR_CODES, code), `${code} is declared in src/core/errors.ts`);
+    t.equal(ERROR_CODES[code as keyof typeof ERROR_CODES]?.status, status, `${code} is declared with HTTP ${status}`);
+  }
+  const seen = new Set<string>();
+  for (const { code } of rows) {
+    t.notOk(seen.has(code), `${code} has one row`);
+    seen.add(code);
+  }
+});
+
 t.test('the spec codes are all present with the spec statuses', async (t) => {
   const spec: Record<string, number> = {
     unauthorized: 401,
