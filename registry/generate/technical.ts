@@ -44,7 +44,7 @@ export interface TechnicalLayer {
   ledger: Record<string, string>;
 }
 
-// ---- corrections of the 1.0.0 keyword misfires (issue 11), used for the topic fallback ----
+// ---- corrections of the 1.0.0 keyword misfires, used for the topic fallback ----
 
 const TOPIC_CORRECTIONS: Array<{ test: (r: Rule) => boolean; topic: string; why: string }> = [
   { test: (r) => /alwaysadmit/i.test(r.title), topic: 'CSR-GEN-CONFIG-K8S-ADMISSION-PLUGINS-003', why: 'AlwaysAdmit is an admission plugin, not an authorization mode' },

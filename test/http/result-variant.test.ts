@@ -1,5 +1,5 @@
 /**
- * `?variant=a|b` (issue 15): an analysis answered in one of the spec's two shapes, on every route
+ * `?variant=a|b`: an analysis answered in one of the spec's two shapes, on every route
  * that answers with one (create, get, an idempotent retry, scanner import), for analyses stored
  * with their member spans and for one stored before they were kept.
  */
