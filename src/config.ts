@@ -23,6 +23,10 @@ export interface Config {
   redisUrl?: string;
   /** How long a rate-limit call to Redis may take before the node counts on its own. */
   redisTimeoutMs: number;
+  /** The deadline of one call to PostgreSQL, queueing included; past it the answer is 503 store_unavailable. */
+  storeTimeoutMs: number;
+  /** Calls to PostgreSQL one account may have running at once on this node (0: half the pool). */
+  storeAccountConcurrency: number;
   /** Access lines at level info: one per request (`on`), only for answers with status 400 or over (`errors`), or none (`off`). */
   accessLog: AccessLogMode;
   /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open like /healthz. */
@@ -104,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], problems),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 250, 10, 60_000, problems),
+    storeTimeoutMs: integer(env, 'STORE_TIMEOUT_MS', 1500, 50, 600_000, problems),
+    storeAccountConcurrency: integer(env, 'STORE_ACCOUNT_CONCURRENCY', 0, 0, 10_000, problems),
     accessLog: accessLogMode(env, problems),
     metricsToken: env.METRICS_TOKEN || undefined,
     compressMinBytes: integer(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024, problems),

@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { AccountDirectory, AnalysisStore, CustomFrameworkStore } from './store/types.js';
+import type { AccountDirectory, AnalysisStore, CustomFrameworkStore, StoreHealth } from './store/types.js';
 import type { Registry } from './registry/registry.js';
 import type { TaskPool } from './pool.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -16,6 +16,8 @@ export interface Services {
   registry: Registry;
   pool: TaskPool;
   metrics: ServiceMetrics;
+  /** Whether the data store answers within its deadline (for /readyz). */
+  storeHealth(): StoreHealth;
   /** Where rate limits are counted, and how often Redis failed to answer (for /readyz). */
   rateLimits(): { store: 'memory' | 'redis'; shared: boolean; fallbacks: number };
   now(): Date;

@@ -24,6 +24,10 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         "queued": 0,
         "queue_limit": 64
       },
+      "store": {
+        "kind": "lmdb",
+        "available": true
+      },
       "rate_limits": {
         "store": "memory",
         "shared": false,

@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   service_busy: { status: 503, message: 'The analysis queue is full; retry in {retry_after} seconds' },
   task_timeout: { status: 503, message: 'The task ran past its time budget of {timeout_ms} ms; retry in {retry_after} seconds' },
   shutting_down: { status: 503, message: 'The service is shutting down; retry on another instance' },
+  store_unavailable: { status: 503, message: 'The data store did not answer ({reason}); retry in {retry_after} seconds' },
   internal_error: { status: 500, message: 'Internal error (request id {request_id})' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -153,9 +153,20 @@ export interface CustomFrameworkStore {
   delete(account: string, code: string): Promise<CustomFrameworkSummary | undefined>;
 }
 
+/** Whether the store answers within its deadline (/readyz, docs/cluster.md). LMDB, in this process, always does. */
+export interface StoreHealth {
+  kind: 'lmdb' | 'postgres';
+  available: boolean;
+  /** When `available` last changed (PostgreSQL). */
+  since?: string;
+  /** The deadline of one store call (PostgreSQL, STORE_TIMEOUT_MS). */
+  timeout_ms?: number;
+}
+
 /** Both stores of one backend, opened together and closed together. */
 export interface Stores {
   kind: 'lmdb' | 'postgres';
+  health(): StoreHealth;
   accounts: AccountDirectory;
   analyses: AnalysisStore;
   customFrameworks: CustomFrameworkStore;

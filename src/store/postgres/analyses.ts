@@ -4,6 +4,9 @@ import { liveEntry, MAX_ANALYSIS_ID_LENGTH } from '../analyses.js';
 import type { AnalysisIndexEntry, AnalysisListQuery, AnalysisStore, IdempotencyRecord, SaveOutcome, StoredAnalysis } from '../types.js';
 import { LOCKS } from './migrations.js';
 
+/** The sweep's statement timeout (the guard gives its call SWEEP_TIMEOUT_MS, src/store/postgres/open.ts). */
+const SWEEP_STATEMENT_TIMEOUT_MS = 290_000;
+
 interface AnalysisRow {
   id: string;
   account: string;
@@ -128,6 +131,8 @@ export class PostgresAnalysisStore implements AnalysisStore {
     return this.sql.begin(async (tx) => {
       const [{ locked }] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${LOCKS.sweep}) AS locked`;
       if (!locked) return 0;
+      // A sweep after a long pause may remove many payloads: the statement timeout of a request does not fit it.
+      await tx`SELECT set_config('statement_timeout', ${String(SWEEP_STATEMENT_TIMEOUT_MS)}, true)`;
       const swept = await tx`UPDATE analyses SET payload = NULL, swept_at = ${now} WHERE swept_at IS NULL AND expires_at <= ${now} RETURNING id`;
       await tx`DELETE FROM idempotency_keys WHERE expires_at <= ${now}`;
       return swept.length;

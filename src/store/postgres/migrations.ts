@@ -115,6 +115,8 @@ export const LOCKS = {
 /** Applies the missing migrations; returns the versions applied now. */
 export async function migrate(sql: Sql): Promise<number[]> {
   return sql.begin(async (tx) => {
+    // A migration may rewrite a large table, and may wait for another node's: no statement timeout here.
+    await tx`SET LOCAL statement_timeout = 0`;
     await tx`SELECT pg_advisory_xact_lock(${LOCKS.migrations})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
     const applied = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((row) => row.version));
