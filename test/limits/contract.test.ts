@@ -130,11 +130,19 @@ t.test('redis unreachable: the node fails open to its own counts, and says so', 
     ['hung', hungPort],
   ] as const) {
     const transitions: boolean[] = [];
-    const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, { timeoutMs: 100, onFallback: (fallingBack) => transitions.push(fallingBack) });
-    const started = Date.now();
+    // One fixed instant: 61 waits of up to 100 ms on the real clock could straddle a minute's end.
+    const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`, {
+      timeoutMs: 100,
+      now: () => Date.UTC(2026, 10, 23, 12, 0, 5),
+      onFallback: (fallingBack) => transitions.push(fallingBack),
+    });
     const verdicts = [];
-    for (let i = 0; i < 61; i++) verdicts.push(await limiter.consume('account:lonely', RATE_LIMITS.community));
-    const elapsed = Date.now() - started;
+    let longest = 0;
+    for (let i = 0; i < 61; i++) {
+      const started = Date.now();
+      verdicts.push(await limiter.consume('account:lonely', RATE_LIMITS.community));
+      longest = Math.max(longest, Date.now() - started);
+    }
     await limiter.close();
     t.equal(
       verdicts.slice(0, 60).every((v) => v.allowed),
@@ -146,7 +154,8 @@ t.test('redis unreachable: the node fails open to its own counts, and says so', 
     t.equal(limiter.fallbacks, 61, `${what}: every such answer is counted`);
     t.equal(limiter.shared, false, `${what}: the limiter reports that counts are not shared`);
     t.same(transitions, [true], `${what}: the switch is reported once`);
-    t.ok(elapsed < 61 * 100 + 3000, `${what}: no request waits much past the timeout (${elapsed} ms for 61)`);
+    // Bounded by the 100 ms timeout, not by a connect timeout of seconds; the margin is for a loaded machine.
+    t.ok(longest < 2000, `${what}: no request waits for Redis past the timeout (longest ${longest} ms)`);
   }
 });
 
