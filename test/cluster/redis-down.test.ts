@@ -5,7 +5,10 @@ import { freePort } from '../helpers/servers.js';
 t.test('REDIS_URL set but Redis down: the service starts, answers, limits per node and says so on /readyz', async (t) => {
   const port = await freePort();
   // One fixed instant: 61 requests that each wait for Redis could straddle a minute's end on the real clock.
-  const service = await startTestService({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_TIMEOUT_MS: '50' }, now: () => new Date('2026-11-23T12:00:05Z') });
+  const service = await startTestService({
+    env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_TIMEOUT_MS: '50' },
+    now: () => new Date('2026-11-23T12:00:05Z'),
+  });
   t.teardown(() => service.close());
   const key = await service.key('community');
   const statuses: number[] = [];
