@@ -1,15 +1,15 @@
 /** POST /v1/validate and /v1/validate/batch (spec 4.3, 2.14): schema checks, no registry lookups. */
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { BatchValidationResult, ValidateBatchBody, ValidateBody, ValidationResult, VALIDATION_SCHEMA_VERSION } from '../schemas/api.js';
-import { validateItems, validateObject, type BatchOutcome, type ValidateBatchTask } from '../validation/validator.js';
+import { validateItems, validateObject, type ValidateBatchTask } from '../validation/validator.js';
 
 /** Batches up to this many items are checked in-thread; larger ones go to the worker pool (docs/api.md). */
 export const INLINE_BATCH_MAX_ITEMS = 25;
 
 function validate({ body }: RouteContext<unknown, ValidateBody>) {
-  const errors = validateObject(body.schema, body.data);
-  const result = { valid: errors === undefined, schema_type: body.schema, schema_version: VALIDATION_SCHEMA_VERSION };
-  return json(errors ? { ...result, errors } : result);
+  const checked = validateObject(body.schema, body.data);
+  const result = { valid: checked === undefined, schema_type: body.schema, schema_version: VALIDATION_SCHEMA_VERSION };
+  return json(checked ? { ...result, ...checked } : result);
 }
 
 async function validateBatch(ctx: RouteContext<unknown, ValidateBatchBody>) {

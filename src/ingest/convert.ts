@@ -22,7 +22,16 @@ export interface ConvertRegistry extends ToolRuleLookup {
   mappingsOfSignal(signalId: string, framework?: string): ReadonlyArray<{ control_id: string; relationship: string }>;
 }
 
-export type ResolutionKind = 'tool_mapping' | 'equivalent_rule' | 'rule_name' | 'tool_claims' | 'vulnerability_id' | 'cwe' | 'threat_detection' | 'rule_words' | 'tool_category';
+export type ResolutionKind =
+  | 'tool_mapping'
+  | 'equivalent_rule'
+  | 'rule_name'
+  | 'tool_claims'
+  | 'vulnerability_id'
+  | 'cwe'
+  | 'threat_detection'
+  | 'rule_words'
+  | 'tool_category';
 
 interface Resolution {
   signals: readonly string[];
@@ -114,7 +123,15 @@ class Resolver {
   }
 
   resolve(result: NormalisedResult): Resolution | null {
-    const key = [result.tool, result.rule_id, (result.rule_alternates ?? []).join('\u0001'), result.cwe.join(','), (result.nist_controls ?? []).join(','), result.threat ? 't' : '', RESOLVE_BY_NAME.has(result.tool) ? result.rule_title : ''].join('\u0000');
+    const key = [
+      result.tool,
+      result.rule_id,
+      (result.rule_alternates ?? []).join('\u0001'),
+      result.cwe.join(','),
+      (result.nist_controls ?? []).join(','),
+      result.threat ? 't' : '',
+      RESOLVE_BY_NAME.has(result.tool) ? result.rule_title : '',
+    ].join('\u0000');
     let rule = this.byRule.get(key);
     if (rule === undefined) {
       rule = this.resolveRule(result);
@@ -127,11 +144,19 @@ class Resolver {
 
   private resolveRule(result: NormalisedResult): Resolution | null {
     const resolved = resolveToolRule(this.registry, result.tool, result.rule_id, result.rule_alternates);
-    if (resolved) return this.found(resolved.matches.map((m) => m.finding_template.signal_id), resolved.equivalent ? 'equivalent_rule' : 'tool_mapping');
+    if (resolved)
+      return this.found(
+        resolved.matches.map((m) => m.finding_template.signal_id),
+        resolved.equivalent ? 'equivalent_rule' : 'tool_mapping',
+      );
     if (RESOLVE_BY_NAME.has(result.tool) && result.rule_title) {
       const byName = this.ruleByName(result.tool, result.rule_title);
       const named = byName ? resolveToolRule(this.registry, result.tool, byName) : null;
-      if (named) return this.found(named.matches.map((m) => m.finding_template.signal_id), 'rule_name');
+      if (named)
+        return this.found(
+          named.matches.map((m) => m.finding_template.signal_id),
+          'rule_name',
+        );
     }
     if (result.nist_controls?.length) {
       const claimed = this.found(this.claimSignals(result.nist_controls), 'tool_claims');
@@ -169,9 +194,11 @@ export function convertResults(registry: ConvertRegistry, read: ReadOutcome): Im
     other: 0,
     other_statuses: {},
     unmapped: 0,
+    unmapped_rules: 0,
     duplicates: 0,
     resolved_by: {},
   };
+  let statusWords = 0;
   const findings = new Map<string, ImportedFinding>();
   const unmapped = new Map<string, UnmappedRule>();
   const artifactTypes = new Map<string, string | undefined>();
@@ -182,7 +209,10 @@ export function convertResults(registry: ConvertRegistry, read: ReadOutcome): Im
     else if (result.outcome === 'accepted') summary.accepted++;
     else {
       summary.other++;
-      summary.other_statuses[result.raw_status] = (summary.other_statuses[result.raw_status] ?? 0) + 1;
+      // A file may hold any number of status words: the first few are named, the rest counted together.
+      let word = result.raw_status;
+      if (summary.other_statuses[word] === undefined && ++statusWords > OTHER_STATUSES_NAMED) word = OTHER_STATUS_WORDS;
+      summary.other_statuses[word] = (summary.other_statuses[word] ?? 0) + 1;
     }
 
     const resolution = resolver.resolve(result);
@@ -223,14 +253,49 @@ export function convertResults(registry: ConvertRegistry, read: ReadOutcome): Im
     if (folded === resolution.signals.length) summary.duplicates++;
   }
   summary.findings = findings.size;
+  summary.unmapped_rules = unmapped.size;
   return {
     format: read.format,
     tool: read.tool,
     tool_version: read.tool_version,
     findings: [...findings.values()],
-    unmapped: [...unmapped.values()].sort((a, b) => b.failed - a.failed || b.results - a.results || a.rule_id.localeCompare(b.rule_id)),
+    unmapped: firstUnmappedRules(unmapped.values(), UNMAPPED_RULES_LISTED),
     summary,
   };
+}
+
+/** How many unrecognised rules an answer lists (most failures first); `summary.unmapped_rules` counts them all. */
+export const UNMAPPED_RULES_LISTED = 100;
+/** How many status words of results that make no finding `summary.other_statuses` names. */
+export const OTHER_STATUSES_NAMED = 20;
+/** The key under which the results of the status words past those are counted. */
+export const OTHER_STATUS_WORDS = '(other status words)';
+
+const collator = new Intl.Collator();
+
+function unmappedOrder(a: UnmappedRule, b: UnmappedRule): number {
+  return b.failed - a.failed || b.results - a.results || collator.compare(a.rule_id, b.rule_id);
+}
+
+/**
+ * The first `limit` rules in answer order, without sorting them all: a file of a million distinct
+ * unknown checks listed every one (a 73 MB answer) after a sort of a million.
+ */
+function firstUnmappedRules(rules: Iterable<UnmappedRule>, limit: number): UnmappedRule[] {
+  const kept: UnmappedRule[] = [];
+  for (const rule of rules) {
+    if (kept.length === limit && unmappedOrder(rule, kept[limit - 1]) >= 0) continue;
+    let low = 0;
+    let high = kept.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (unmappedOrder(kept[middle], rule) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    kept.splice(low, 0, rule);
+    if (kept.length > limit) kept.pop();
+  }
+  return kept;
 }
 
 /** Another result of the same rule on the same resource: the adverse status, the higher severity and the later time stand. */

@@ -8,7 +8,7 @@ import { jsonBytes } from '../core/json-body.js';
 import { analyzeRequest, type AnalyzeOutput } from '../gap/analyze.js';
 import type { AnalysisOptions } from '../gap/engine.js';
 import type { Registry } from '../registry/registry.js';
-import type { Tier } from '../tiers.js';
+import { GAP_ANALYSIS_LIMITS, type Tier } from '../tiers.js';
 import { convertResults } from './convert.js';
 import type { ImportResult, ScanFormat } from './model.js';
 import type { NotRecognisedResults } from '../schemas/gap-result.js';
@@ -76,11 +76,16 @@ function asOutput(error: unknown): { ok: false; error: { code: ErrorCode; detail
 export function importFindings(registry: Registry, task: ImportFindingsTask): ImportFindingsOutput {
   try {
     const { result, meta } = convertScan(registry, task.body, task.format);
-    return { ok: true, payload: jsonBytes({ data: result, meta: { ...meta, registry_version: registry.manifest.registry_version } }) };
+    // More findings than one analysis takes are of no use to its client: listed up to that many, all counted in summary.findings.
+    const findings = result.findings.length > FINDINGS_LISTED ? result.findings.slice(0, FINDINGS_LISTED) : result.findings;
+    return { ok: true, payload: jsonBytes({ data: { ...result, findings }, meta: { ...meta, registry_version: registry.manifest.registry_version } }) };
   } catch (error) {
     return asOutput(error);
   }
 }
+
+/** The most findings POST /v1/findings/import lists: the most one analysis takes (Enterprise). */
+export const FINDINGS_LISTED = Math.max(...Object.values(GAP_ANALYSIS_LIMITS).map((limits) => limits.maxFindings));
 
 /** How many rule ids the "not recognised" line names; the rest are counted. */
 export const NOT_RECOGNISED_LISTED = 20;
@@ -93,7 +98,7 @@ export function notRecognisedOf(result: ImportResult): NotRecognisedResults | un
   const { unmapped: count, results } = result.summary;
   if (!count) return undefined;
   const ruleIds = result.unmapped.slice(0, NOT_RECOGNISED_LISTED).map((rule) => rule.rule_id);
-  const more = Math.max(0, result.unmapped.length - ruleIds.length);
+  const more = Math.max(0, result.summary.unmapped_rules - ruleIds.length);
   const message = `${count} of ${results} results were not recognised: ${ruleIds.join(', ')}${more ? ` and ${more} more rule${more === 1 ? '' : 's'}` : ''}`;
   return { results: count, of: results, rule_ids: ruleIds, more, message };
 }

@@ -100,6 +100,8 @@ export interface ImportSummary {
   other_statuses: Record<string, number>;
   /** Results whose rule resolved to no signal. */
   unmapped: number;
+  /** Distinct rules that resolved to no signal (`unmapped[]` lists the first UNMAPPED_RULES_LISTED). */
+  unmapped_rules: number;
   /** Results folded into another finding of the same rule, resource and signal. */
   duplicates: number;
   /** How recognised results resolved: tool mapping, vulnerability id, CWE, tool category. */

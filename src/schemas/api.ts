@@ -377,13 +377,15 @@ export const ValidationResult = Type.Object({
   valid: Type.Boolean(),
   schema_type: StringEnum(SCHEMA_TYPES),
   schema_version: Type.String(),
-  errors: Type.Optional(Type.Array(ValidationError)),
+  errors: Type.Optional(Type.Array(ValidationError, { description: 'At most 50; errors_total counts them all when there are more' })),
+  errors_total: Type.Optional(Type.Integer({ minimum: 0, description: 'Present when errors lists only the first 50' })),
 });
 
 export const BatchItemResult = Type.Object({
   index: Type.Integer({ minimum: 0 }),
   valid: Type.Boolean(),
-  errors: Type.Optional(Type.Array(ValidationError)),
+  errors: Type.Optional(Type.Array(ValidationError, { description: 'At most 50; errors_total counts them all when there are more' })),
+  errors_total: Type.Optional(Type.Integer({ minimum: 0, description: 'Present when errors lists only the first 50' })),
 });
 export type BatchItemResult = Static<typeof BatchItemResult>;
 

@@ -66,8 +66,11 @@ export const ImportSummarySchema = Type.Object({
   passed: Type.Integer(),
   accepted: Type.Integer({ description: 'Muted or suppressed failures' }),
   other: Type.Integer({ description: 'Manual, informational, warning… results: no finding' }),
-  other_statuses: Type.Record(Type.String(), Type.Integer()),
+  other_statuses: Type.Record(Type.String(), Type.Integer(), {
+    description: 'Results that make no finding, by status word: at most 20 words named, the results of any others under "(other status words)"',
+  }),
   unmapped: Type.Integer({ description: 'Results whose rule resolved to no signal' }),
+  unmapped_rules: Type.Integer({ description: 'Distinct rules that resolved to no signal; `unmapped` lists at most 100 of them, most failures first' }),
   duplicates: Type.Integer({ description: 'Results folded into an earlier finding of the same rule and resource' }),
   resolved_by: Type.Record(Type.String(), Type.Integer()),
 });

@@ -125,3 +125,48 @@ t.test('Idempotency-Key on the import covers its query: other frameworks, format
   t.equal(create.status, 422, 'the key of an import is not the key of a create');
   t.equal(create.body.error.details.operation, 'POST /v1/gap-analysis/import');
 });
+
+t.test('every list an answer carries is bounded, with its total', async (t) => {
+  // 3,000 distinct checks the registry does not know, and 30 status words that make no finding.
+  const lines = ['CHECK_ID;STATUS;SEVERITY;RESOURCE_UID;RESOURCE_TYPE;PROVIDER;TIMESTAMP'];
+  for (let i = 0; i < 3000; i++) lines.push(`unknown_check_${i};FAIL;low;arn:aws:s3:::b;AwsS3Bucket;aws;2026-11-20 08:15:00`);
+  for (let i = 0; i < 30; i++) lines.push(`s3_bucket_default_encryption;WORD${i};low;arn:aws:s3:::b${i};AwsS3Bucket;aws;2026-11-20 08:15:00`);
+  const csv = `${lines.join('\n')}\n`;
+  const headers = { 'content-type': 'text/csv' };
+  const analysis = await call(service, 'POST', '/v1/gap-analysis/import?format=prowler-csv&frameworks=HIPAA', { key, rawBody: csv, headers });
+  t.equal(analysis.status, 200, analysis.text.slice(0, 200));
+  const imported = analysis.body.meta.import;
+  t.equal(imported.unmapped.length, 100, 'the first 100 unrecognised rules');
+  t.equal(imported.summary.unmapped_rules, 3000, 'all counted');
+  t.equal(imported.summary.unmapped, 3000);
+  t.equal(imported.not_recognised.more, 2980, 'the "not recognised" line counts the rules it does not name');
+  t.equal(Object.keys(imported.summary.other_statuses).length, 21, '20 status words named, the rest together');
+  t.equal(imported.summary.other_statuses['(other status words)'], 10);
+  t.ok(analysis.text.length < 200_000, `the answer stays small (${analysis.text.length} bytes)`);
+
+  const findings = await call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: csv, headers });
+  t.equal(findings.status, 200);
+  t.equal(findings.body.data.unmapped.length, 100);
+  t.equal(findings.body.data.summary.unmapped_rules, 3000);
+
+  // An object that breaks one rule 20,000 times: 50 errors listed, all counted.
+  const signal = { id: 'CSR-X-001', tags: Array.from({ length: 20_000 }, () => 5) };
+  const validated = await call(service, 'POST', '/v1/validate', { key, body: { schema: 'signal', data: signal } });
+  t.equal(validated.status, 200);
+  t.equal(validated.body.data.errors.length, 50);
+  t.ok(validated.body.data.errors_total > 20_000, 'errors_total counts them all');
+  const batch = await call(service, 'POST', '/v1/validate/batch', { key, body: { schema: 'signal', items: [signal, signal] } });
+  t.same(
+    batch.body.data.results.map((r: { errors: unknown[] }) => r.errors.length),
+    [50, 50],
+  );
+});
+
+t.test('a findings import lists at most the findings one analysis takes, and counts them all', async (t) => {
+  const lines = ['CHECK_ID;STATUS;SEVERITY;RESOURCE_UID;RESOURCE_TYPE;PROVIDER;TIMESTAMP'];
+  for (let i = 0; i < 10_050; i++) lines.push(`s3_bucket_default_encryption;FAIL;low;arn:aws:s3:::bucket-${i};AwsS3Bucket;aws;2026-11-20 08:15:00`);
+  const res = await call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: `${lines.join('\n')}\n`, headers: { 'content-type': 'text/csv' } });
+  t.equal(res.status, 200, res.text.slice(0, 200));
+  t.equal(res.body.data.findings.length, 10_000);
+  t.equal(res.body.data.summary.findings, 10_050);
+});

@@ -69,7 +69,7 @@ t.test('the two cases that once disagreed', async (t) => {
   t.notOk(createVerdict(longArtifact), 'and so does create');
   const notCsr = { id: 'f', signal_id: 'not-a-signal' };
   t.same(
-    validateObject('finding', notCsr)?.map((e) => e.path),
+    validateObject('finding', notCsr)?.errors.map((e) => e.path),
     ['/signal_id'],
     'validate names the signal_id',
   );
