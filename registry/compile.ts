@@ -125,7 +125,9 @@ async function main(args: string[]): Promise<number> {
       console.log(`registry is up to date (${manifest.content_hash.slice(0, 12)}, built ${manifest.built_at})`);
       return 0;
     }
-    const counts = Object.entries(manifest.counts).map(([k, v]) => `${v} ${k}`).join(', ');
+    const counts = Object.entries(manifest.counts)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
     console.log(`registry built in ${result.durationMs} ms (${manifest.content_hash.slice(0, 12)}): ${counts}`);
     if (result.warnings.length) {
       console.log(`${result.warnings.length} warning(s)${verbose ? ':' : ' (--verbose lists them)'}`);

@@ -96,7 +96,9 @@ export async function loadReportInput(sourcesDir: string, factsDir = join(dirnam
   let claims: RuleClaims[] = [];
   if (existsSync(join(factsDir, 'prowler-claims.json'))) {
     const rules = readRules(readFacts(factsDir), new Catalogs(sourcesDir));
-    claims = rules.filter((r) => r.claims.length).map((r) => ({ tool: r.tool, rule_id: r.id, claims: r.claims.map((c) => ({ framework: c.framework, control: c.control, map: c.map })) }));
+    claims = rules
+      .filter((r) => r.claims.length)
+      .map((r) => ({ tool: r.tool, rule_id: r.id, claims: r.claims.map((c) => ({ framework: c.framework, control: c.control, map: c.map })) }));
   }
   const review = readReview(reviewPath(dirname(sourcesDir), model.meta.registry_version));
   return { model, mappings, parsed, errors: issues.errors, claims, review };
@@ -152,7 +154,11 @@ export interface ToolFigures {
   max_rules_per_template: number;
 }
 
-export type ClaimRejection = 'signal evidences no objective' | 'judged below the default threshold' | 'the condition concerns other controls of the framework' | 'no objective of the signal concerns the framework';
+export type ClaimRejection =
+  | 'signal evidences no objective'
+  | 'judged below the default threshold'
+  | 'the condition concerns other controls of the framework'
+  | 'no objective of the signal concerns the framework';
 
 export interface ReportCheck {
   id: string;
@@ -333,7 +339,10 @@ function duplicateGroups(items: Array<{ id: string; text: string }>): string[][]
     if (list) list.push(item.id);
     else byText.set(key, [item.id]);
   }
-  return [...byText.values()].filter((ids) => ids.length > 1).map((ids) => ids.sort(byString)).sort((a, b) => byString(a[0], b[0]));
+  return [...byText.values()]
+    .filter((ids) => ids.length > 1)
+    .map((ids) => ids.sort(byString))
+    .sort((a, b) => byString(a[0], b[0]));
 }
 
 /** An evidence item that is a piece of a sentence split at its commas. */
@@ -354,7 +363,7 @@ const mappingLabel = (m: MappingNode) => `${m.signal_id} → ${m.framework} ${m.
 
 function provenanceComplete(m: MappingNode): boolean {
   const p = m.provenance as { kind?: string; source?: string; via?: string; rules?: string[] } | undefined;
-  if (!p || !p.kind) return false;
+  if (!p?.kind) return false;
   if (p.kind === 'expert') return true;
   if (p.kind === 'crosswalk') return !!p.source && !!p.via;
   if (p.kind === 'scanner_rule') return !!p.source && !!p.rules?.length;
@@ -587,7 +596,8 @@ export function computeReport(input: ReportInput): RegistryReport {
   const rejection = (signalsOf: string[], framework: string, control: string): ClaimRejection => {
     if (signalsOf.every((s) => !model.objectivesOfSignal.has(s) && !model.signalById.get(s)?.mappings.length)) return 'signal evidences no objective';
     if (signalsOf.some((s) => anyOf.get(s)?.has(`${framework}|${control}`))) return 'judged below the default threshold';
-    if (signalsOf.some((s) => [...(strongOf.get(s)?.values() ?? [])].some((m) => m.framework === framework))) return 'the condition concerns other controls of the framework';
+    if (signalsOf.some((s) => [...(strongOf.get(s)?.values() ?? [])].some((m) => m.framework === framework)))
+      return 'the condition concerns other controls of the framework';
     return 'no objective of the signal concerns the framework';
   };
   for (const rule of input.claims) {
@@ -605,13 +615,17 @@ export function computeReport(input: ReportInput): RegistryReport {
       }
       const reason = rejection(signalsOf, c.framework, c.control);
       const rejectedKey = `${key}|${reason}`;
-      const rejected = rejectedCells.get(rejectedKey) ?? rejectedCells.set(rejectedKey, { tool: rule.tool, framework: c.framework, reason, pairs: new Set(), examples: [] }).get(rejectedKey)!;
+      const rejected =
+        rejectedCells.get(rejectedKey) ??
+        rejectedCells.set(rejectedKey, { tool: rule.tool, framework: c.framework, reason, pairs: new Set(), examples: [] }).get(rejectedKey)!;
       if (rejected.pairs.has(pair)) continue;
       rejected.pairs.add(pair);
       if (rejected.examples.length < 3) {
         const instead = [...(strongOf.get(signalsOf[0])?.values() ?? [])].filter((m) => m.framework === c.framework).map((m) => m.control_id);
         const unassigned = model.unassignedSignals.get(signalsOf[0]);
-        rejected.examples.push(`${rule.rule_id} → ${c.control}${instead.length ? ` (we map ${instead.slice(0, 3).join(', ')})` : unassigned ? ` (${unassigned})` : ''}`);
+        rejected.examples.push(
+          `${rule.rule_id} → ${c.control}${instead.length ? ` (we map ${instead.slice(0, 3).join(', ')})` : unassigned ? ` (${unassigned})` : ''}`,
+        );
       }
     }
     const frameworks = new Set(rule.claims.map((c) => c.framework));
@@ -619,7 +633,8 @@ export function computeReport(input: ReportInput): RegistryReport {
       for (const [key, m] of strongOf.get(signal) ?? []) {
         if (!frameworks.has(m.framework) || claimedHere.has(key)) continue;
         const cellKey = `${rule.tool}|${m.framework}`;
-        const cell = unclaimedCells.get(cellKey) ?? unclaimedCells.set(cellKey, { tool: rule.tool, framework: m.framework, pairs: new Set(), examples: [] }).get(cellKey)!;
+        const cell =
+          unclaimedCells.get(cellKey) ?? unclaimedCells.set(cellKey, { tool: rule.tool, framework: m.framework, pairs: new Set(), examples: [] }).get(cellKey)!;
         const pair = `${rule.rule_id} → ${m.framework} ${m.control_id}`;
         if (cell.pairs.has(pair)) continue;
         cell.pairs.add(pair);
@@ -629,7 +644,8 @@ export function computeReport(input: ReportInput): RegistryReport {
   }
   const toolRank = (t: string) => ['prowler', 'microsoft-defender-for-cloud', 'checkov'].indexOf(t);
   const frameworkOrder = (f: string) => GAP.indexOf(f);
-  const byCell = <T extends { tool: string; framework: string }>(a: T, b: T) => toolRank(a.tool) - toolRank(b.tool) || frameworkOrder(a.framework) - frameworkOrder(b.framework);
+  const byCell = <T extends { tool: string; framework: string }>(a: T, b: T) =>
+    toolRank(a.tool) - toolRank(b.tool) || frameworkOrder(a.framework) - frameworkOrder(b.framework);
   const claimsByFramework = [...claimCells.values()]
     .map((c) => ({
       tool: c.tool,
@@ -641,7 +657,9 @@ export function computeReport(input: ReportInput): RegistryReport {
       followed_pct: pct(c.followed.size, c.claimed.size),
     }))
     .sort(byCell);
-  const rejectedClaims = [...rejectedCells.values()].map((c) => ({ tool: c.tool, framework: c.framework, reason: c.reason, pairs: c.pairs.size, examples: c.examples })).sort(byCell);
+  const rejectedClaims = [...rejectedCells.values()]
+    .map((c) => ({ tool: c.tool, framework: c.framework, reason: c.reason, pairs: c.pairs.size, examples: c.examples }))
+    .sort(byCell);
   const unclaimed = [...unclaimedCells.values()].map((c) => ({ tool: c.tool, framework: c.framework, pairs: c.pairs.size, examples: c.examples })).sort(byCell);
 
   // objectives
@@ -679,7 +697,9 @@ export function computeReport(input: ReportInput): RegistryReport {
     const skeleton = skeletonOf(m.rationale);
     (textsOfSkeleton.get(skeleton) ?? textsOfSkeleton.set(skeleton, new Set()).get(skeleton)!).add(m.rationale);
   }
-  const templateSkeletons = new Set([...textsOfSkeleton.entries()].filter(([, texts]) => texts.size > TEMPLATE_SKELETON_SHARED_BY).map(([skeleton]) => skeleton));
+  const templateSkeletons = new Set(
+    [...textsOfSkeleton.entries()].filter(([, texts]) => texts.size > TEMPLATE_SKELETON_SHARED_BY).map(([skeleton]) => skeleton),
+  );
   const templated = served.filter((m) => templateSkeletons.has(skeletonOf(m.rationale)));
   const skeletonCounts = new Map<string, number>();
   for (const m of templated) skeletonCounts.set(skeletonOf(m.rationale), (skeletonCounts.get(skeletonOf(m.rationale)) ?? 0) + 1);
@@ -775,7 +795,10 @@ export function computeReport(input: ReportInput): RegistryReport {
     texts: {
       cut_titles: cutTitles,
       template_rationale_pct: pct(templated.length, served.length),
-      template_skeletons: [...skeletonCounts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([skeleton, n]) => ({ skeleton, mappings: n })),
+      template_skeletons: [...skeletonCounts.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10)
+        .map(([skeleton, n]) => ({ skeleton, mappings: n })),
       primary_fan_out: primaryFanOut,
     },
     review: reviewSection,
@@ -840,27 +863,73 @@ function listChecks(r: Omit<RegistryReport, 'checks'>): ReportCheck[] {
     atLeast('signals.domains', 'domains with signals', r.signals.by_domain.filter((d) => d.signals > 0).length, TARGETS.domains),
     none('signals.duplicate_titles', 'signals sharing a title', r.signals.duplicate_titles.flat().length),
     none('signals.duplicate_descriptions', 'signals sharing a description', r.signals.duplicate_descriptions.flat().length),
-    none('signals.undeclared_categories', 'categories used but not in the domain header', r.signals.by_domain.reduce((n, d) => n + d.undeclared_categories.length, 0)),
+    none(
+      'signals.undeclared_categories',
+      'categories used but not in the domain header',
+      r.signals.by_domain.reduce((n, d) => n + d.undeclared_categories.length, 0),
+    ),
   ];
   for (const c of r.coverage) {
-    checks.push(atLeast(`coverage.${c.framework}`, `${c.framework} controls covered (conf >= ${COVERAGE_MIN_CONFIDENCE})`, c.covered_pct, TARGETS.controlCoveragePct, '%'));
-    checks.push(atLeast(`coverage.${c.framework}.technical`, `${c.framework} technical controls covered`, c.technical_covered_pct, TARGETS.technicalCoveragePct, '%'));
+    checks.push(
+      atLeast(
+        `coverage.${c.framework}`,
+        `${c.framework} controls covered (conf >= ${COVERAGE_MIN_CONFIDENCE})`,
+        c.covered_pct,
+        TARGETS.controlCoveragePct,
+        '%',
+      ),
+    );
+    checks.push(
+      atLeast(`coverage.${c.framework}.technical`, `${c.framework} technical controls covered`, c.technical_covered_pct, TARGETS.technicalCoveragePct, '%'),
+    );
   }
   checks.push(
     none('controls.covered_missing_prose', 'covered controls lacking description/guidance/evidence', r.controls.covered_missing_prose.length),
     none('controls.missing_prose', 'gap-analysis controls lacking description/guidance/evidence', r.controls.missing_prose),
     none('controls.evidence_fragments', 'evidence items that are sentence fragments', r.controls.evidence_fragments.length),
-    none('controls.evidence_count_off', `controls with fewer than ${EVIDENCE_ITEMS.min} or more than ${EVIDENCE_ITEMS.max} evidence items`, r.controls.evidence_count_off.length),
+    none(
+      'controls.evidence_count_off',
+      `controls with fewer than ${EVIDENCE_ITEMS.min} or more than ${EVIDENCE_ITEMS.max} evidence items`,
+      r.controls.evidence_count_off.length,
+    ),
     atLeast('technical.with_tool_mappings', 'technical signals carrying tool mappings', r.technical.with_tool_mappings, TARGETS.signalsWithToolMappings),
-    below('technical.largest_twelve_share', 'share of tool mappings held by the 12 largest signals', r.technical.largest_twelve_share_pct, TARGETS.largestTwelveSharePct, '%'),
-    atLeast('reach07.all', `active signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`, r.reach07.all_pct, TARGETS.reachAllPct, '%'),
-    atLeast('reach07.domain', `domain signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`, r.reach07.domain_pct, TARGETS.reachDomainPct, '%'),
+    below(
+      'technical.largest_twelve_share',
+      'share of tool mappings held by the 12 largest signals',
+      r.technical.largest_twelve_share_pct,
+      TARGETS.largestTwelveSharePct,
+      '%',
+    ),
+    atLeast(
+      'reach07.all',
+      `active signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`,
+      r.reach07.all_pct,
+      TARGETS.reachAllPct,
+      '%',
+    ),
+    atLeast(
+      'reach07.domain',
+      `domain signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}`,
+      r.reach07.domain_pct,
+      TARGETS.reachDomainPct,
+      '%',
+    ),
     none('review.problems', 'precision review problems (missing, stale, unjudged, wrong still served)', r.review.problems.length),
     atLeast('review.exact', 'sampled mappings at >= 0.7 judged exact (population-weighted)', r.review.figures?.exact.pct ?? 0, TARGETS.reviewExactPct, '%'),
     atMost('review.wrong', 'sampled mappings at >= 0.7 judged wrong (population-weighted)', r.review.figures?.wrong.pct ?? 100, TARGETS.reviewWrongPct, '%'),
     none('texts.cut_titles', 'signal titles cut short', r.texts.cut_titles.length),
-    atMost('texts.template_rationale', 'mappings at >= 0.7 with a template-sentence rationale', r.texts.template_rationale_pct, TARGETS.templateRationalePct, '%'),
-    none('texts.primary_fan_out', `signals primary for > ${PRIMARY_FAN_OUT} controls of a framework without a rationale per pair`, r.texts.primary_fan_out.length),
+    atMost(
+      'texts.template_rationale',
+      'mappings at >= 0.7 with a template-sentence rationale',
+      r.texts.template_rationale_pct,
+      TARGETS.templateRationalePct,
+      '%',
+    ),
+    none(
+      'texts.primary_fan_out',
+      `signals primary for > ${PRIMARY_FAN_OUT} controls of a framework without a rationale per pair`,
+      r.texts.primary_fan_out.length,
+    ),
     none('objectives.without_signals', 'objectives no signal evidences', r.objectives.without_signals.length),
     none('mappings.missing_rationale', 'mappings lacking a rationale', r.mappings.missing_rationale.length),
     none('mappings.missing_provenance', 'mappings lacking a complete provenance', r.mappings.missing_provenance.length),
@@ -905,24 +974,39 @@ export function formatReportMarkdown(r: RegistryReport): string {
   for (const c of r.checks) out.push(row([c.label, `${c.value}${c.unit}`, c.target, c.pass ? 'met' : 'not met']));
   const o = r.objectives;
   out.push('', '## Security objectives', '');
-  out.push(`${o.total} objectives (${Object.entries(o.families).map(([k, v]) => `${k} ${v}`).join(', ')}), ${o.links} judged links: ${Object.entries(o.by_relationship).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
+  out.push(
+    `${o.total} objectives (${Object.entries(o.families)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}), ${o.links} judged links: ${Object.entries(o.by_relationship)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+    '',
+  );
   out.push(row(['framework', 'objectives linked at >= 0.7']), row(['---', '---:']));
   for (const [framework, n] of Object.entries(o.by_framework)) out.push(row([framework, n]));
   out.push('', '## Precision review', '');
   const f = r.review.figures;
   if (f) {
-    out.push(`${f.judged} sampled mappings at >= 0.7 judged by reviewers who did not author them (population-weighted, 95 % intervals): exact ${f.exact.pct} % [${f.exact.low}, ${f.exact.high}], partial ${f.partial.pct} % [${f.partial.low}, ${f.partial.high}], wrong ${f.wrong.pct} % [${f.wrong.low}, ${f.wrong.high}].`, '');
+    out.push(
+      `${f.judged} sampled mappings at >= 0.7 judged by reviewers who did not author them (population-weighted, 95 % intervals): exact ${f.exact.pct} % [${f.exact.low}, ${f.exact.high}], partial ${f.partial.pct} % [${f.partial.low}, ${f.partial.high}], wrong ${f.wrong.pct} % [${f.wrong.low}, ${f.wrong.high}].`,
+      '',
+    );
     out.push(row(['class', 'judged', 'exact', 'partial', 'wrong']), row(['---', '---:', '---:', '---:', '---:']));
     for (const c of f.by_class) out.push(row([c.class, c.judged, c.exact, c.partial, c.wrong]));
   }
   for (const p of r.review.problems) out.push(`- problem: ${p}`);
   out.push('', "## The tools' framework claims weighed against the judged mappings", '');
-  out.push(row(['tool', 'framework', 'claimed', 'followed', 'rejected', 'followed %', 'ours, unclaimed']), row(['---', '---', '---:', '---:', '---:', '---:', '---:']));
+  out.push(
+    row(['tool', 'framework', 'claimed', 'followed', 'rejected', 'followed %', 'ours, unclaimed']),
+    row(['---', '---', '---:', '---:', '---:', '---:', '---:']),
+  );
   for (const c of r.claims.by_framework) out.push(row([c.tool, c.framework, c.claimed, c.followed, c.rejected, c.followed_pct, c.unclaimed]));
   out.push('', 'Rejected claims by reason:', '', row(['tool', 'framework', 'reason', 'pairs', 'examples']), row(['---', '---', '---', '---:', '---']));
   for (const c of r.claims.rejected) out.push(row([c.tool, c.framework, c.reason, c.pairs, c.examples.join('; ').replace(/\|/g, '\\|')]));
   out.push('', '## Reach at the default threshold', '');
-  out.push(`Active signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}: ${r.reach07.all_pct} %; domain signals: ${r.reach07.domain_pct} %.`);
+  out.push(
+    `Active signals reaching >= ${REACH_FRAMEWORKS} frameworks at >= ${COVERAGE_MIN_CONFIDENCE}: ${r.reach07.all_pct} %; domain signals: ${r.reach07.domain_pct} %.`,
+  );
   return `${out.join('\n')}\n`;
 }
 
@@ -936,7 +1020,12 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
   out.push(
     ...table(
       ['figure', 'value', 'target', 'result'],
-      r.checks.map((c) => [c.label, fmt(c), c.target, c.pass ? 'pass' : c.shortfall && c.value >= c.shortfall.floor ? `SHORT (floor ${c.shortfall.floor}${c.unit})` : 'FAIL']),
+      r.checks.map((c) => [
+        c.label,
+        fmt(c),
+        c.target,
+        c.pass ? 'pass' : c.shortfall && c.value >= c.shortfall.floor ? `SHORT (floor ${c.shortfall.floor}${c.unit})` : 'FAIL',
+      ]),
       [false, true, true, false],
     ),
   );
@@ -963,7 +1052,17 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
   out.push(
     ...table(
       ['framework', 'controls', 'covered', '%', 'authored %', 'technical', 'tech covered', 'tech %', 'no prose'],
-      r.coverage.map((c) => [c.framework, c.controls, c.covered, c.covered_pct, c.covered_authored_pct, c.technical, c.technical_covered, c.technical_covered_pct, c.missing_prose.length]),
+      r.coverage.map((c) => [
+        c.framework,
+        c.controls,
+        c.covered,
+        c.covered_pct,
+        c.covered_authored_pct,
+        c.technical,
+        c.technical_covered,
+        c.technical_covered_pct,
+        c.missing_prose.length,
+      ]),
       [false, true, true, true, true, true, true, true, true],
     ),
   );
@@ -982,60 +1081,128 @@ export function formatReportText(r: RegistryReport, options: { unmappedSample?: 
       .map(([k, v]) => `${k}: ${v}`)
       .join(', ')}`,
   );
-  out.push(`  mappings: ${r.mappings.total} (${r.mappings.authored} authored, ${r.mappings.derived} derived); by provenance: ${Object.entries(r.mappings.by_provenance).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(
+    `  mappings: ${r.mappings.total} (${r.mappings.authored} authored, ${r.mappings.derived} derived); by provenance: ${Object.entries(r.mappings.by_provenance)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
 
   const t = r.technical;
   out.push('', 'Technical signals (one checkable condition each)');
   out.push(`  ${t.signals} active GEN signals (${t.superseded} superseded 1.0.0 topics still served); ${t.with_tool_mappings} carry tool mappings`);
   out.push(`  evidencing a security objective: ${t.with_objectives}; evidencing none (listed with a reason): ${t.unassigned}`);
-  out.push(`  the 12 largest hold ${t.largest_twelve_share_pct}% of ${t.tool_mappings} tool mappings: ${t.largest.map((l) => `${l.signal_id} ${l.tool_mappings}`).join(', ')}`);
+  out.push(
+    `  the 12 largest hold ${t.largest_twelve_share_pct}% of ${t.tool_mappings} tool mappings: ${t.largest.map((l) => `${l.signal_id} ${l.tool_mappings}`).join(', ')}`,
+  );
 
   const o = r.objectives;
   out.push('', 'Security objectives (judged links to controls; docs/registry.md "Objectives")');
-  out.push(`  ${o.total} objectives in ${Object.keys(o.families).length} families (${Object.entries(o.families).map(([k, v]) => `${k} ${v}`).join(', ')}); ${o.links} links: ${Object.entries(o.by_relationship).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  out.push(`  objectives with a link at >= ${COVERAGE_MIN_CONFIDENCE} per framework: ${Object.entries(o.by_framework).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(
+    `  ${o.total} objectives in ${Object.keys(o.families).length} families (${Object.entries(o.families)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}); ${o.links} links: ${Object.entries(o.by_relationship)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  out.push(
+    `  objectives with a link at >= ${COVERAGE_MIN_CONFIDENCE} per framework: ${Object.entries(o.by_framework)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
 
   const rv = r.review;
   out.push('', 'Precision review (a seeded sample of the mappings at >= 0.7, judged by a reviewer who did not author them)');
   if (rv.figures) {
-    out.push(`  ${rv.figures.judged} judged: exact ${rv.figures.exact.pct}% [${rv.figures.exact.low}, ${rv.figures.exact.high}], partial ${rv.figures.partial.pct}% [${rv.figures.partial.low}, ${rv.figures.partial.high}], wrong ${rv.figures.wrong.pct}% [${rv.figures.wrong.low}, ${rv.figures.wrong.high}] (population-weighted, 95 % intervals)`);
-    out.push(...table(['class', 'judged', 'exact', 'partial', 'wrong'], rv.figures.by_class.map((c) => [c.class, c.judged, c.exact, c.partial, c.wrong]), [false, true, true, true, true]).map((l) => `  ${l}`));
+    out.push(
+      `  ${rv.figures.judged} judged: exact ${rv.figures.exact.pct}% [${rv.figures.exact.low}, ${rv.figures.exact.high}], partial ${rv.figures.partial.pct}% [${rv.figures.partial.low}, ${rv.figures.partial.high}], wrong ${rv.figures.wrong.pct}% [${rv.figures.wrong.low}, ${rv.figures.wrong.high}] (population-weighted, 95 % intervals)`,
+    );
+    out.push(
+      ...table(
+        ['class', 'judged', 'exact', 'partial', 'wrong'],
+        rv.figures.by_class.map((c) => [c.class, c.judged, c.exact, c.partial, c.wrong]),
+        [false, true, true, true, true],
+      ).map((l) => `  ${l}`),
+    );
   }
   for (const p of rv.problems.slice(0, 10)) out.push(`  problem: ${p}`);
 
   out.push('', `The tools' own framework claims weighed against the judged mappings (followed: served at >= ${COVERAGE_MIN_CONFIDENCE})`);
-  out.push(...table(['tool', 'framework', 'claimed', 'followed', 'rejected', 'followed %', 'ours, unclaimed'], r.claims.by_framework.map((c) => [c.tool, c.framework, c.claimed, c.followed, c.rejected, c.followed_pct, c.unclaimed]), [false, false, true, true, true, true, true]));
-  out.push('  no claims in the facts: aws-security-hub (Prowler\'s copy of FSBP carries no related requirements), kube-bench and trivy (their CIS benchmarks are not catalogs of the registry)');
+  out.push(
+    ...table(
+      ['tool', 'framework', 'claimed', 'followed', 'rejected', 'followed %', 'ours, unclaimed'],
+      r.claims.by_framework.map((c) => [c.tool, c.framework, c.claimed, c.followed, c.rejected, c.followed_pct, c.unclaimed]),
+      [false, false, true, true, true, true, true],
+    ),
+  );
+  out.push(
+    "  no claims in the facts: aws-security-hub (Prowler's copy of FSBP carries no related requirements), kube-bench and trivy (their CIS benchmarks are not catalogs of the registry)",
+  );
   out.push('', 'Rejected claims by reason (examples)');
   for (const c of r.claims.rejected) out.push(`  ${c.tool} ${c.framework}, ${c.reason}: ${c.pairs}; ${c.examples.join('; ')}`);
   out.push('', 'Controls we serve that the tool does not claim for the rule (in a framework the tool maps the rule into)');
   for (const u of r.claims.unclaimed) out.push(`  ${u.tool} ${u.framework}: ${u.pairs} pairs; ${u.examples.join('; ')}`);
 
   out.push('', 'Texts');
-  out.push(`  template-sentence rationales at >= ${COVERAGE_MIN_CONFIDENCE}: ${r.texts.template_rationale_pct}%${r.texts.template_skeletons.length ? `; most shared openings: ${r.texts.template_skeletons.slice(0, 3).map((t) => `"${t.skeleton}" ${t.mappings}`).join('; ')}` : ''}`);
+  out.push(
+    `  template-sentence rationales at >= ${COVERAGE_MIN_CONFIDENCE}: ${r.texts.template_rationale_pct}%${
+      r.texts.template_skeletons.length
+        ? `; most shared openings: ${r.texts.template_skeletons
+            .slice(0, 3)
+            .map((t) => `"${t.skeleton}" ${t.mappings}`)
+            .join('; ')}`
+        : ''
+    }`,
+  );
 
   out.push('', `Reach at the default threshold (${COVERAGE_MIN_CONFIDENCE})`);
-  out.push(`  active signals reaching >= ${REACH_FRAMEWORKS} frameworks: ${r.reach07.all_pct}% (${r.reach07.all}); domain signals: ${r.reach07.domain_pct}% (${r.reach07.domain}), of which ${r.reach07.domain_via_crosswalk} through a crosswalk row`);
-  out.push(`  no published crosswalk in the sources for: ${r.reach07.frameworks_without_crosswalk.join(', ') || 'none'} (their signals reach other frameworks only through authored or scanner mappings)`);
+  out.push(
+    `  active signals reaching >= ${REACH_FRAMEWORKS} frameworks: ${r.reach07.all_pct}% (${r.reach07.all}); domain signals: ${r.reach07.domain_pct}% (${r.reach07.domain}), of which ${r.reach07.domain_via_crosswalk} through a crosswalk row`,
+  );
+  out.push(
+    `  no published crosswalk in the sources for: ${r.reach07.frameworks_without_crosswalk.join(', ') || 'none'} (their signals reach other frameworks only through authored or scanner mappings)`,
+  );
 
   out.push('', 'Tool mappings (rule ids checked against registry/sources/rule-ids/<tool>.txt)');
   out.push(
     ...table(
       ['tool', 'rule list', 'mappings', 'rule ids mapped', 'distinct names', '% of list', 'unknown ids', 'unmapped', 'templates', 'max rules/template'],
-      r.tools.by_tool.map((t) => [t.tool, t.rule_list, t.mappings, t.mapped_rule_ids, t.mapped_rule_names, t.mapped_pct, t.unknown_rule_ids.length, t.unmapped.length, t.templates, t.max_rules_per_template]),
+      r.tools.by_tool.map((t) => [
+        t.tool,
+        t.rule_list,
+        t.mappings,
+        t.mapped_rule_ids,
+        t.mapped_rule_names,
+        t.mapped_pct,
+        t.unknown_rule_ids.length,
+        t.unmapped.length,
+        t.templates,
+        t.max_rules_per_template,
+      ]),
       [false, true, true, true, true, true, true, true, true, true],
     ),
   );
-  out.push(`total rule ids mapped: ${r.tools.rule_ids} over ${r.tools.tools_with_mappings} tools (${r.tools.rule_names} counting each distinct rule name once per tool)`);
+  out.push(
+    `total rule ids mapped: ${r.tools.rule_ids} over ${r.tools.tools_with_mappings} tools (${r.tools.rule_names} counting each distinct rule name once per tool)`,
+  );
   out.push('', `Unmapped rules per tool (first ${n}; --json lists all)`);
   for (const t of r.tools.by_tool) if (t.unmapped.length) out.push(`  ${t.tool} (${t.unmapped.length}): ${sample(t.unmapped, n)}`);
   for (const t of r.tools.by_tool) if (t.unknown_rule_ids.length) out.push(`  ${t.tool} UNKNOWN rule ids: ${sample(t.unknown_rule_ids, n)}`);
 
   const a = r.artifact_types;
   out.push('', 'Artifact types');
-  out.push(`  ${a.total} types: ${Object.entries(a.by_category).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  out.push(`  cloud types with mappings for >= 3 providers: ${a.cloud_three_providers} of ${a.cloud}${a.cloud_under_three.length ? ` (not: ${a.cloud_under_three.join(', ')})` : ''}`);
-  out.push(`  types per provider: ${Object.entries(a.by_provider).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(
+    `  ${a.total} types: ${Object.entries(a.by_category)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  out.push(
+    `  cloud types with mappings for >= 3 providers: ${a.cloud_three_providers} of ${a.cloud}${a.cloud_under_three.length ? ` (not: ${a.cloud_under_three.join(', ')})` : ''}`,
+  );
+  out.push(
+    `  types per provider: ${Object.entries(a.by_provider)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
 
   const details: Array<[string, readonly string[]]> = [
     ['signals sharing a title', r.signals.duplicate_titles.map((g) => g.join(' = '))],

@@ -118,7 +118,13 @@ function random(seed: number): () => number {
 }
 
 /** A stratified random sample: cells are (class, framework); each gets MIN_PER_CELL or its proportional share. */
-export function drawSample(model: RegistryModel, mappings: MappingNode[], seed: number, size = DEFAULT_SAMPLE_SIZE, drawn = new Date().toISOString().slice(0, 10)): ReviewFile {
+export function drawSample(
+  model: RegistryModel,
+  mappings: MappingNode[],
+  seed: number,
+  size = DEFAULT_SAMPLE_SIZE,
+  drawn = new Date().toISOString().slice(0, 10),
+): ReviewFile {
   const cells = new Map<string, MappingNode[]>();
   for (const m of servedMappings(mappings)) {
     const key = `${classOf(model, m)}|${m.framework}`;
@@ -200,7 +206,13 @@ export function reviewFigures(review: ReviewFile): ReviewFigures {
     wrong: weighted(review, 'wrong'),
     by_class: MAPPING_CLASSES.map((cls) => {
       const own = judged.filter((e) => e.class === cls);
-      return { class: cls, judged: own.length, exact: own.filter((e) => e.verdict === 'exact').length, partial: own.filter((e) => e.verdict === 'partial').length, wrong: own.filter((e) => e.verdict === 'wrong').length };
+      return {
+        class: cls,
+        judged: own.length,
+        exact: own.filter((e) => e.verdict === 'exact').length,
+        partial: own.filter((e) => e.verdict === 'partial').length,
+        wrong: own.filter((e) => e.verdict === 'wrong').length,
+      };
     }).filter((c) => c.judged > 0),
   };
 }
@@ -208,7 +220,8 @@ export function reviewFigures(review: ReviewFile): ReviewFigures {
 /** Why the committed review does not vouch for the current content; empty when it does. */
 export function reviewProblems(review: ReviewFile, model: RegistryModel, mappings: MappingNode[]): string[] {
   const problems: string[] = [];
-  if (review.registry_version !== model.meta.registry_version) problems.push(`the review is of registry ${review.registry_version}, the sources are ${model.meta.registry_version}: draw and judge a new sample`);
+  if (review.registry_version !== model.meta.registry_version)
+    problems.push(`the review is of registry ${review.registry_version}, the sources are ${model.meta.registry_version}: draw and judge a new sample`);
   if (review.sample.length < 200) problems.push(`the sample has ${review.sample.length} mappings; at least 200 are judged each release`);
   const served = new Map(servedMappings(mappings).map((m) => [`${m.signal_id}|${m.framework}|${m.control_id}`, m]));
   review.sample.forEach((e, i) => {
@@ -217,11 +230,15 @@ export function reviewProblems(review: ReviewFile, model: RegistryModel, mapping
     if (!e.reviewer) problems.push(`${at}: no reviewer`);
     else if (e.reviewer === e.author) problems.push(`${at}: judged by its own author ${e.author}`);
     if (e.verdict && e.verdict !== 'exact' && !(e.reason ?? '').trim()) problems.push(`${at}: a ${e.verdict} verdict needs its reason`);
-    if (e.verdict === 'wrong' && served.has(`${e.signal_id}|${e.framework}|${e.control_id}`)) problems.push(`${at}: judged wrong and still served at >= ${REVIEWED_MIN_CONFIDENCE}`);
+    if (e.verdict === 'wrong' && served.has(`${e.signal_id}|${e.framework}|${e.control_id}`))
+      problems.push(`${at}: judged wrong and still served at >= ${REVIEWED_MIN_CONFIDENCE}`);
   });
   const hash = mappingsHash(mappings);
   if (!review.mappings_hash) problems.push('the review is not sealed (csr registry review seal, once every verdict is in and wrong mappings are fixed)');
-  else if (review.mappings_hash !== hash) problems.push(`the mappings served at >= ${REVIEWED_MIN_CONFIDENCE} changed after the review was sealed (${review.mappings_hash.slice(0, 12)} → ${hash.slice(0, 12)}): the sample is older than the content`);
+  else if (review.mappings_hash !== hash)
+    problems.push(
+      `the mappings served at >= ${REVIEWED_MIN_CONFIDENCE} changed after the review was sealed (${review.mappings_hash.slice(0, 12)} → ${hash.slice(0, 12)}): the sample is older than the content`,
+    );
   return problems;
 }
 
@@ -235,7 +252,8 @@ export function readReview(path: string): ReviewFile | undefined {
 
 export function writeReview(path: string, review: ReviewFile): void {
   mkdirSync(dirname(path), { recursive: true });
-  const header = '# Precision review of the mappings served at confidence >= 0.7 (registry/review.ts; method in docs/registry.md).\n# Reviewers fill verdict (exact | partial | wrong), reason and reviewer; a reviewer never judges a mapping they authored.\n';
+  const header =
+    '# Precision review of the mappings served at confidence >= 0.7 (registry/review.ts; method in docs/registry.md).\n# Reviewers fill verdict (exact | partial | wrong), reason and reviewer; a reviewer never judges a mapping they authored.\n';
   writeFileSync(path, header + yaml.dump(review, { lineWidth: 140, noRefs: true, sortKeys: false }));
 }
 

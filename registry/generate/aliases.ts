@@ -71,7 +71,11 @@ export function aliasTables(facts: Facts, rules: Rule[]): AliasTable[] {
       .sort((a, b) => b.score - a.score || (a.check < b.check ? -1 : 1));
     // Two equally close successors: no single rename to record.
     if (!ranked.length || (ranked[1] && ranked[1].score === ranked[0].score)) continue;
-    prowler.aliases.push({ alias: removed, rule_id: ranked[0].check, basis: `renamed: ${ranked[0].fk} cites the old id for a requirement the new check claims` });
+    prowler.aliases.push({
+      alias: removed,
+      rule_id: ranked[0].check,
+      basis: `renamed: ${ranked[0].fk} cites the old id for a requirement the new check claims`,
+    });
   }
   return [prowler, trivy];
 }

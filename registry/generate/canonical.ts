@@ -12,14 +12,52 @@ export interface ControlRef {
 
 /** Prowler's nist_csf_2.0_aws file keeps CSF 1.1 subcategory ids; these are their CSF 2.0 successors (NIST's CSF 1.1 → 2.0 reference tool). */
 const CSF_11_TO_20: Record<string, string> = {
-  am_1: 'ID.AM-01', am_2: 'ID.AM-02', am_3: 'ID.AM-03', am_5: 'ID.AM-05', ra_1: 'ID.RA-01', ra_2: 'ID.RA-02',
-  ra_3: 'ID.RA-03', ra_5: 'ID.RA-05', id_sc_4: 'GV.SC-07', ac_1: 'PR.AA-01', ac_3: 'PR.AA-03', ac_4: 'PR.AA-05',
-  ac_5: 'PR.IR-01', ac_6: 'PR.AA-02', ac_7: 'PR.AA-03', ds_1: 'PR.DS-01', ds_2: 'PR.DS-02', ds_3: 'ID.AM-08',
-  ds_4: 'PR.IR-04', ds_5: 'PR.DS-01', ds_6: 'PR.DS-01', ds_7: 'PR.IR-01', ds_8: 'ID.RA-09', ip_1: 'PR.PS-01',
-  ip_2: 'PR.PS-06', ip_3: 'PR.PS-01', ip_4: 'PR.DS-11', ip_9: 'ID.IM-04', ip_12: 'ID.RA-01', pt_1: 'PR.PS-04',
-  pt_3: 'PR.AA-05', pt_4: 'PR.IR-01', pt_5: 'PR.IR-03', ae_2: 'DE.AE-02', ae_3: 'DE.AE-03', ae_4: 'DE.AE-04',
-  ae_5: 'DE.AE-08', cm_1: 'DE.CM-01', cm_2: 'DE.CM-02', cm_3: 'DE.CM-03', cm_4: 'DE.CM-09', cm_5: 'DE.CM-09',
-  cm_6: 'DE.CM-06', cm_7: 'DE.CM-01', rp_1: 'RS.MA-01', rc_rp_1: 'RC.RP-01',
+  am_1: 'ID.AM-01',
+  am_2: 'ID.AM-02',
+  am_3: 'ID.AM-03',
+  am_5: 'ID.AM-05',
+  ra_1: 'ID.RA-01',
+  ra_2: 'ID.RA-02',
+  ra_3: 'ID.RA-03',
+  ra_5: 'ID.RA-05',
+  id_sc_4: 'GV.SC-07',
+  ac_1: 'PR.AA-01',
+  ac_3: 'PR.AA-03',
+  ac_4: 'PR.AA-05',
+  ac_5: 'PR.IR-01',
+  ac_6: 'PR.AA-02',
+  ac_7: 'PR.AA-03',
+  ds_1: 'PR.DS-01',
+  ds_2: 'PR.DS-02',
+  ds_3: 'ID.AM-08',
+  ds_4: 'PR.IR-04',
+  ds_5: 'PR.DS-01',
+  ds_6: 'PR.DS-01',
+  ds_7: 'PR.IR-01',
+  ds_8: 'ID.RA-09',
+  ip_1: 'PR.PS-01',
+  ip_2: 'PR.PS-06',
+  ip_3: 'PR.PS-01',
+  ip_4: 'PR.DS-11',
+  ip_9: 'ID.IM-04',
+  ip_12: 'ID.RA-01',
+  pt_1: 'PR.PS-04',
+  pt_3: 'PR.AA-05',
+  pt_4: 'PR.IR-01',
+  pt_5: 'PR.IR-03',
+  ae_2: 'DE.AE-02',
+  ae_3: 'DE.AE-03',
+  ae_4: 'DE.AE-04',
+  ae_5: 'DE.AE-08',
+  cm_1: 'DE.CM-01',
+  cm_2: 'DE.CM-02',
+  cm_3: 'DE.CM-03',
+  cm_4: 'DE.CM-09',
+  cm_5: 'DE.CM-09',
+  cm_6: 'DE.CM-06',
+  cm_7: 'DE.CM-01',
+  rp_1: 'RS.MA-01',
+  rc_rp_1: 'RC.RP-01',
 };
 
 /** `ac_2_1` / `AC-2(1)` / `sc-13` → the FedRAMP (NIST SP 800-53) control, enhancement first, else its base control. */
@@ -56,7 +94,8 @@ export function prowlerRequirement(catalogs: Catalogs, frameworkKey: string, req
     const governance = /^(oc|rm|sc|rr|po|ov)_(\d+)$/.exec(requirement);
     return ref('NISTCSF', CSF_11_TO_20[requirement] ?? (governance ? `GV.${governance[1].toUpperCase()}-${governance[2].padStart(2, '0')}` : undefined));
   }
-  if (frameworkKey === 'nist_800_53_revision_5_aws' || /^fedramp_(low|moderate)_revision_4_aws$/.test(frameworkKey)) return ref('FEDRAMP', nist80053(catalogs, requirement));
+  if (frameworkKey === 'nist_800_53_revision_5_aws' || /^fedramp_(low|moderate)_revision_4_aws$/.test(frameworkKey))
+    return ref('FEDRAMP', nist80053(catalogs, requirement));
   if (frameworkKey === 'cis_controls_8.1') return ref('CIS', requirement);
   if (frameworkKey === 'cmmc_2.0') return ref('CMMC', requirement);
   if (frameworkKey === 'nist_800_171_revision_2_aws') return ref('CMMC', catalogs.cmmcBy171.get(requirement.replace(/_/g, '.')));

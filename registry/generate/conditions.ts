@@ -35,7 +35,7 @@ class UnionFind {
     const ra = this.find(a);
     const rb = this.find(b);
     // The smaller key wins, so the result does not depend on the order of the joins.
-    if (ra !== rb) (ra < rb ? this.parent.set(rb, ra) : this.parent.set(ra, rb));
+    if (ra !== rb) ra < rb ? this.parent.set(rb, ra) : this.parent.set(ra, rb);
   }
 }
 
@@ -48,7 +48,11 @@ class UnionFind {
  */
 const AUTHORED_JOINS: ReadonlyArray<{ rule: string; joins: string; condition: string }> = [
   { rule: 'checkov|CKV_AWS_118', joins: 'aws-security-hub|RDS.6', condition: 'an RDS DB instance without enhanced monitoring' },
-  { rule: 'checkov|CKV_AWS_126', joins: 'prowler|aws|ec2_instance_detailed_monitoring_enabled', condition: 'an EC2 instance without detailed (one-minute) monitoring' },
+  {
+    rule: 'checkov|CKV_AWS_126',
+    joins: 'prowler|aws|ec2_instance_detailed_monitoring_enabled',
+    condition: 'an EC2 instance without detailed (one-minute) monitoring',
+  },
   { rule: 'checkov|CKV2_AWS_61', joins: 'aws-security-hub|S3.13', condition: 'an S3 bucket without a lifecycle configuration' },
 ];
 
@@ -71,9 +75,14 @@ export function recommendationText(title: string): string {
 export function componentOf(group: string): string {
   const g = group.toLowerCase().replace(/[^a-z]/g, '');
   for (const [component, pattern] of [
-    ['apiserver', /apiserver/], ['controllermanager', /controllermanager/], ['scheduler', /scheduler/], ['etcd', /etcd/],
-    ['kubelet', /kubelet/], ['proxy', /proxy/],
-  ] as const) if (pattern.test(g)) return component;
+    ['apiserver', /apiserver/],
+    ['controllermanager', /controllermanager/],
+    ['scheduler', /scheduler/],
+    ['etcd', /etcd/],
+    ['kubelet', /kubelet/],
+    ['proxy', /proxy/],
+  ] as const)
+    if (pattern.test(g)) return component;
   return g;
 }
 
@@ -101,7 +110,8 @@ export function groupRules(rules: Rule[], facts: Facts): Rule[][] {
   for (const r of rules) {
     let text: string | undefined;
     if (r.tool === 'kube-bench') text = `kube-bench|${componentOf(r.categories[0] ?? '')}|${recommendationText(r.title)}`;
-    else if (r.tool === 'checkov' || r.tool === 'microsoft-defender-for-cloud') text = `${r.tool}|${r.platform}|${r.title.toLowerCase().replace(/\s+/g, ' ').trim()}`;
+    else if (r.tool === 'checkov' || r.tool === 'microsoft-defender-for-cloud')
+      text = `${r.tool}|${r.platform}|${r.title.toLowerCase().replace(/\s+/g, ' ').trim()}`;
     if (!text) continue;
     const first = sameText.get(text);
     if (first) uf.union(first, r.key);

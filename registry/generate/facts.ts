@@ -17,7 +17,8 @@ interface SourceInfo {
 }
 
 /** Prowler compliance files whose requirements canonicalise to one of our catalogs (see claims.ts). */
-export const PROWLER_CLAIM_FRAMEWORK = /^(hipaa_|fedramp_(low|moderate)_revision_4_aws$|soc2_|iso27001_2022_|pci_4\.0_|gdpr_aws$|nist_csf_2\.0_aws$|nist_800_53_revision_5_aws$|cis_controls_8\.1$|cmmc_2\.0$|nist_800_171_revision_2_aws$)/;
+export const PROWLER_CLAIM_FRAMEWORK =
+  /^(hipaa_|fedramp_(low|moderate)_revision_4_aws$|soc2_|iso27001_2022_|pci_4\.0_|gdpr_aws$|nist_csf_2\.0_aws$|nist_800_53_revision_5_aws$|cis_controls_8\.1$|cmmc_2\.0$|nist_800_171_revision_2_aws$)/;
 /** Prowler CIS benchmark files used only to join Prowler checks with kube-bench and Trivy rules of the same benchmark. */
 export const PROWLER_BENCHMARK_FRAMEWORK = /^cis_[0-9.]+_(aws|kubernetes)$/;
 /** Requirement titles are kept only where the canonical id is read from the title. */
@@ -58,15 +59,38 @@ const byKey = (a: unknown[], b: unknown[]) => {
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
-interface ProwlerCheck { check_id: string; provider: string; service: string; title: string; severity: string; resource_type: string; deprecated: boolean; categories: string[] }
+interface ProwlerCheck {
+  check_id: string;
+  provider: string;
+  service: string;
+  title: string;
+  severity: string;
+  resource_type: string;
+  deprecated: boolean;
+  categories: string[];
+}
 interface ProwlerCompliance {
   source: SourceInfo;
   frameworks: Array<{ framework_key: string; framework: string; version: string; provider: string }>;
   requirements: Array<{ framework_key: string; requirement_id: string; title?: string }>;
   mappings: Array<[string, string, string, string, boolean]>;
 }
-interface TrivyCheck { id: string; avd_id: string; long_id: string | null; aliases?: string[]; title: string; provider: string; service: string | null; severity: string; deprecated: boolean }
-interface TrivySpec { spec_id: string; version: string; controls: Array<{ id: string; checks: string[] }> }
+interface TrivyCheck {
+  id: string;
+  avd_id: string;
+  long_id: string | null;
+  aliases?: string[];
+  title: string;
+  provider: string;
+  service: string | null;
+  severity: string;
+  deprecated: boolean;
+}
+interface TrivySpec {
+  spec_id: string;
+  version: string;
+  controls: Array<{ id: string; checks: string[] }>;
+}
 
 export function extractFacts(referenceDir: string, factsDir: string): Record<string, number> {
   const tools = join(referenceDir, 'tools');
@@ -96,7 +120,10 @@ export function extractFacts(referenceDir: string, factsDir: string): Record<str
   });
   write('prowler-claims.json', {
     source: sourceOf(compliance.source),
-    frameworks: compliance.frameworks.filter((f) => keep(f.framework_key)).map((f) => [f.framework_key, f.framework, f.version, f.provider]).sort(byKey),
+    frameworks: compliance.frameworks
+      .filter((f) => keep(f.framework_key))
+      .map((f) => [f.framework_key, f.framework, f.version, f.provider])
+      .sort(byKey),
     requirement_titles: compliance.requirements
       .filter((r) => TITLE_NEEDED.test(r.framework_key) && r.title)
       .map((r) => [r.framework_key, r.requirement_id, r.title!.slice(0, 40)])
@@ -110,7 +137,10 @@ export function extractFacts(referenceDir: string, factsDir: string): Record<str
   counts.prowler_claims = claimRows.length;
 
   // ---- Security Hub FSBP controls ----
-  const fsbp = readJson<{ source: SourceInfo; controls: Array<{ control_id: string; title: string; severity: string; service: string; prowler_checks?: string[] }> }>(tools, 'aws_securityhub_fsbp.json');
+  const fsbp = readJson<{
+    source: SourceInfo;
+    controls: Array<{ control_id: string; title: string; severity: string; service: string; prowler_checks?: string[] }>;
+  }>(tools, 'aws_securityhub_fsbp.json');
   write('aws-security-hub.json', {
     source: sourceOf(fsbp.source),
     columns: ['control_id', 'severity', 'prowler_checks', 'title'],
@@ -119,7 +149,10 @@ export function extractFacts(referenceDir: string, factsDir: string): Record<str
   counts.securityhub_controls = fsbp.controls.length;
 
   // ---- Checkov ----
-  const checkov = readJson<{ source: SourceInfo; checks: Array<{ check_id: string; name: string; provider: string; categories: string[]; nist_800_53_r5: string[] }> }>(tools, 'checkov_checks.json');
+  const checkov = readJson<{
+    source: SourceInfo;
+    checks: Array<{ check_id: string; name: string; provider: string; categories: string[]; nist_800_53_r5: string[] }>;
+  }>(tools, 'checkov_checks.json');
   // The reference cuts some names at a quote mark; checkov-names.ts holds the full names, and a
   // cut name it does not correct stops the extraction (a cut name would join unrelated checks).
   const checkovNames = new Map(checkov.checks.map((c) => [c.check_id, checkovName(c.check_id, c.name)]));
@@ -138,15 +171,28 @@ export function extractFacts(referenceDir: string, factsDir: string): Record<str
     source: sourceOf(trivy.source),
     columns: ['id', 'provider', 'service', 'severity', 'deprecated', 'aliases', 'title'],
     checks: trivy.checks
-      .map((c) => [c.id, c.provider, c.service ?? '', c.severity, c.deprecated ? 1 : 0, [...new Set([c.avd_id, c.long_id, ...(c.aliases ?? [])].filter((a): a is string => !!a && a !== c.id))].sort(), c.title])
+      .map((c) => [
+        c.id,
+        c.provider,
+        c.service ?? '',
+        c.severity,
+        c.deprecated ? 1 : 0,
+        [...new Set([c.avd_id, c.long_id, ...(c.aliases ?? [])].filter((a): a is string => !!a && a !== c.id))].sort(),
+        c.title,
+      ])
       .sort(byKey),
     spec_columns: ['spec_id', 'control_id', 'checks'],
-    spec_controls: trivy.compliance_specs.flatMap((s) => s.controls.filter((c) => c.checks.length).map((c) => [s.spec_id, c.id, [...c.checks].sort()])).sort(byKey),
+    spec_controls: trivy.compliance_specs
+      .flatMap((s) => s.controls.filter((c) => c.checks.length).map((c) => [s.spec_id, c.id, [...c.checks].sort()]))
+      .sort(byKey),
   });
   counts.trivy_checks = trivy.checks.length;
 
   // ---- kube-bench ----
-  const kubeBench = readJson<{ source: SourceInfo; checks: Array<{ benchmark: string; id: string; node_type: string; group: string; title: string }> }>(tools, 'kube_bench_checks.json');
+  const kubeBench = readJson<{ source: SourceInfo; checks: Array<{ benchmark: string; id: string; node_type: string; group: string; title: string }> }>(
+    tools,
+    'kube_bench_checks.json',
+  );
   write('kube-bench.json', {
     source: sourceOf(kubeBench.source),
     columns: ['benchmark', 'id', 'node_type', 'group', 'title'],
@@ -177,7 +223,13 @@ export function extractFacts(referenceDir: string, factsDir: string): Record<str
     initiative_columns: ['initiative_id', 'display_name', 'version'],
     initiatives: initiatives.map((i) => [i.initiative_id, i.display_name, i.version]),
     claim_columns: ['policy_id', 'initiative (index above)', 'group_name'],
-    claims: [...new Set(azure.initiative_mappings.filter(([policy, id]) => initiativeIndex.has(id) && checking.has(policy)).map(([policy, id, group]) => JSON.stringify([policy, initiativeIndex.get(id), group])))]
+    claims: [
+      ...new Set(
+        azure.initiative_mappings
+          .filter(([policy, id]) => initiativeIndex.has(id) && checking.has(policy))
+          .map(([policy, id, group]) => JSON.stringify([policy, initiativeIndex.get(id), group])),
+      ),
+    ]
       .map((s) => JSON.parse(s) as unknown[])
       .sort(byKey),
   });

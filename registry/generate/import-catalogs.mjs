@@ -17,20 +17,93 @@ const sources = join(here, '../sources');
 const US_GOVERNMENT = 'Public domain (US Government work)';
 const EU_LAW = 'EU legislation: reuse authorised with acknowledgement of the source (Commission Decision 2011/833/EU)';
 const FRAMEWORKS = {
-  HIPAA: { listing_code: 'HIPAA', category: 'healthcare', gap_analysis: true, short_version: '2013 Omnibus', licence: 'Public domain (US federal regulation, 45 CFR Part 164)' },
-  CMMC: { listing_code: 'CMMC', category: 'government', gap_analysis: true, short_version: '2.0 Level 2', licence: 'CC BY 4.0 (practice titles: CMMC Assessment Guide, Carnegie Mellon University and JHU/APL); requirement numbers public domain (NIST SP 800-171 Rev 2)' },
-  SOC2: { listing_code: 'SOC2', category: 'general', gap_analysis: true, short_version: '2017 TSC (2022 points of focus)', licence: 'All rights reserved (Trust Services Criteria, AICPA); no licence' },
-  ISO27001: { listing_code: 'ISO-27001', category: 'general', gap_analysis: true, short_version: '2022', licence: 'All rights reserved (ISO/IEC 27001:2022, ISO and IEC); no licence' },
-  PCIDSS: { listing_code: 'PCI-DSS', category: 'financial', gap_analysis: true, short_version: '4.0.1', licence: 'All rights reserved (PCI DSS v4.0.1, PCI Security Standards Council); no licence' },
+  HIPAA: {
+    listing_code: 'HIPAA',
+    category: 'healthcare',
+    gap_analysis: true,
+    short_version: '2013 Omnibus',
+    licence: 'Public domain (US federal regulation, 45 CFR Part 164)',
+  },
+  CMMC: {
+    listing_code: 'CMMC',
+    category: 'government',
+    gap_analysis: true,
+    short_version: '2.0 Level 2',
+    licence:
+      'CC BY 4.0 (practice titles: CMMC Assessment Guide, Carnegie Mellon University and JHU/APL); requirement numbers public domain (NIST SP 800-171 Rev 2)',
+  },
+  SOC2: {
+    listing_code: 'SOC2',
+    category: 'general',
+    gap_analysis: true,
+    short_version: '2017 TSC (2022 points of focus)',
+    licence: 'All rights reserved (Trust Services Criteria, AICPA); no licence',
+  },
+  ISO27001: {
+    listing_code: 'ISO-27001',
+    category: 'general',
+    gap_analysis: true,
+    short_version: '2022',
+    licence: 'All rights reserved (ISO/IEC 27001:2022, ISO and IEC); no licence',
+  },
+  PCIDSS: {
+    listing_code: 'PCI-DSS',
+    category: 'financial',
+    gap_analysis: true,
+    short_version: '4.0.1',
+    licence: 'All rights reserved (PCI DSS v4.0.1, PCI Security Standards Council); no licence',
+  },
   GDPR: { listing_code: 'GDPR', category: 'general', gap_analysis: true, short_version: '2016/679', licence: EU_LAW },
   NISTCSF: { listing_code: 'NIST-CSF', category: 'general', gap_analysis: true, short_version: '2.0', licence: `${US_GOVERNMENT}, NIST CSWP 29` },
-  HITRUST: { listing_code: 'HITRUST', category: 'healthcare', gap_analysis: true, short_version: '11', licence: 'Proprietary (HITRUST CSF, HITRUST Alliance; licensed to subscribers); no licence' },
-  CIS: { listing_code: 'CIS', category: 'general', gap_analysis: true, short_version: '8.1', licence: 'CC BY-NC-ND 4.0 (CIS Critical Security Controls v8.1, Center for Internet Security); commercial use needs CIS approval' },
-  FEDRAMP: { listing_code: 'FEDRAMP', category: 'government', gap_analysis: true, short_version: 'Rev5 High', licence: `${US_GOVERNMENT}, GSA FedRAMP baselines (CC0-1.0) and NIST SP 800-53 Rev 5` },
-  CCPA: { listing_code: 'CCPA', category: 'general', gap_analysis: true, short_version: '2023 (CPRA)', licence: 'Public domain (California statute and regulations: edicts of government)' },
-  NIST80053R5: { listing_code: 'NIST-800-53', category: 'government', gap_analysis: false, short_version: 'Rev 5.1.1', licence: `${US_GOVERNMENT}, NIST; OSCAL content CC0-1.0` },
-  NIST800171R3: { listing_code: 'NIST-800-171', category: 'government', gap_analysis: false, short_version: 'Rev 3', licence: `${US_GOVERNMENT}, NIST; OSCAL content CC0-1.0` },
-  NYDFS500: { listing_code: 'NYDFS-500', category: 'financial', gap_analysis: false, short_version: '2023 Second Amendment', licence: 'Public domain (New York regulation text: edicts of government)' },
+  HITRUST: {
+    listing_code: 'HITRUST',
+    category: 'healthcare',
+    gap_analysis: true,
+    short_version: '11',
+    licence: 'Proprietary (HITRUST CSF, HITRUST Alliance; licensed to subscribers); no licence',
+  },
+  CIS: {
+    listing_code: 'CIS',
+    category: 'general',
+    gap_analysis: true,
+    short_version: '8.1',
+    licence: 'CC BY-NC-ND 4.0 (CIS Critical Security Controls v8.1, Center for Internet Security); commercial use needs CIS approval',
+  },
+  FEDRAMP: {
+    listing_code: 'FEDRAMP',
+    category: 'government',
+    gap_analysis: true,
+    short_version: 'Rev5 High',
+    licence: `${US_GOVERNMENT}, GSA FedRAMP baselines (CC0-1.0) and NIST SP 800-53 Rev 5`,
+  },
+  CCPA: {
+    listing_code: 'CCPA',
+    category: 'general',
+    gap_analysis: true,
+    short_version: '2023 (CPRA)',
+    licence: 'Public domain (California statute and regulations: edicts of government)',
+  },
+  NIST80053R5: {
+    listing_code: 'NIST-800-53',
+    category: 'government',
+    gap_analysis: false,
+    short_version: 'Rev 5.1.1',
+    licence: `${US_GOVERNMENT}, NIST; OSCAL content CC0-1.0`,
+  },
+  NIST800171R3: {
+    listing_code: 'NIST-800-171',
+    category: 'government',
+    gap_analysis: false,
+    short_version: 'Rev 3',
+    licence: `${US_GOVERNMENT}, NIST; OSCAL content CC0-1.0`,
+  },
+  NYDFS500: {
+    listing_code: 'NYDFS-500',
+    category: 'financial',
+    gap_analysis: false,
+    short_version: '2023 Second Amendment',
+    licence: 'Public domain (New York regulation text: edicts of government)',
+  },
   NIS2: { listing_code: 'NIS2', category: 'general', gap_analysis: false, short_version: '2022/2555', licence: EU_LAW },
 };
 
@@ -53,7 +126,10 @@ const CROSSWALKS = {
 // CIS's mapping reached the reference with safeguard ids parsed as numbers (3.10 as 3.1); its rows
 // are in CIS order, which tells the two apart (registry/generate/crosswalk-ids.ts).
 function restoreCisIds(file, rows, side, catalogIds) {
-  const { ids, restored } = restoreCollapsedIds(rows.map((r) => r[`${side}_control`]), catalogIds);
+  const { ids, restored } = restoreCollapsedIds(
+    rows.map((r) => r[`${side}_control`]),
+    catalogIds,
+  );
   const disorder = outOfOrder(ids);
   if (disorder.length) throw new Error(`${file}: CIS ids out of CIS order at rows ${disorder.join(', ')}; collapsed ids cannot be told apart`);
   for (const r of restored) console.log(`${file}: row ${r.row} CIS ${r.from} restored to ${r.to}`);
@@ -63,7 +139,7 @@ function restoreCisIds(file, rows, side, catalogIds) {
 // Titles the reference table gets wrong, checked against the published standard. PCI DSS v4.0.1
 // 8.5 is "MFA systems are configured to prevent misuse"; the table repeats the wording of 8.4.
 const TITLE_CORRECTIONS = {
-  PCIDSS: { '8.5': 'Multi-factor authentication (MFA) systems are configured to prevent misuse.' },
+  PCIDSS: { 8.5: 'Multi-factor authentication (MFA) systems are configured to prevent misuse.' },
 };
 
 function levelOf(code, c) {

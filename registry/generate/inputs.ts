@@ -85,7 +85,9 @@ export function readFacts(factsDir: string): Facts {
 export function readLegacySignals(sourcesDir: string): Map<string, SignalSource> {
   const dir = join(sourcesDir, 'signals');
   const out = new Map<string, SignalSource>();
-  for (const name of readdirSync(dir).filter((n) => n.startsWith('GEN-legacy-')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.startsWith('GEN-legacy-'))
+    .sort()) {
     const doc = YAML.parse(readFileSync(join(dir, name), 'utf8')) as SignalsFile;
     for (const signal of doc.signals) out.set(signal.id, signal);
   }

@@ -42,7 +42,12 @@ export interface Rule {
 }
 
 const SEVERITY: Record<string, Severity> = {
-  critical: 'critical', high: 'high', medium: 'medium', low: 'low', informational: 'info', info: 'info',
+  critical: 'critical',
+  high: 'high',
+  medium: 'medium',
+  low: 'low',
+  informational: 'info',
+  info: 'info',
 };
 
 const PROWLER_PLATFORM: Record<string, string> = { oraclecloud: 'oci', alibabacloud: 'alibaba' };
@@ -70,14 +75,31 @@ export function readRules(facts: Facts, catalogs: Catalogs): Rule[] {
   for (const [provider, check, , , severity, deprecated, categories, title] of facts.prowler.checks) {
     const key = `prowler|${provider}|${check}`;
     rules.push({
-      tool: 'prowler', id: check, key, title: title.replace(/^\[DEPRECATED\]\s*/, ''), platform: PROWLER_PLATFORM[provider] ?? provider,
-      severity: SEVERITY[severity], deprecated: deprecated === 1, categories: categories ? categories.split(' ') : [], claims: claimsOf.get(key) ?? [],
+      tool: 'prowler',
+      id: check,
+      key,
+      title: title.replace(/^\[DEPRECATED\]\s*/, ''),
+      platform: PROWLER_PLATFORM[provider] ?? provider,
+      severity: SEVERITY[severity],
+      deprecated: deprecated === 1,
+      categories: categories ? categories.split(' ') : [],
+      claims: claimsOf.get(key) ?? [],
     });
   }
 
   // Security Hub: Prowler's copy of the FSBP standard carries no related requirements, only the checks behind each control.
   for (const [control, severity, , title] of facts.securityHub.controls) {
-    rules.push({ tool: 'aws-security-hub', id: control, key: `aws-security-hub|${control}`, title, platform: 'aws', severity: SEVERITY[severity], deprecated: false, categories: [], claims: [] });
+    rules.push({
+      tool: 'aws-security-hub',
+      id: control,
+      key: `aws-security-hub|${control}`,
+      title,
+      platform: 'aws',
+      severity: SEVERITY[severity],
+      deprecated: false,
+      categories: [],
+      claims: [],
+    });
   }
 
   // Azure Policy: claims from the regulatory-compliance initiatives.
@@ -87,26 +109,54 @@ export function readRules(facts: Facts, catalogs: Catalogs): Rule[] {
     const ref = azureGroup(catalogs, name, group);
     if (!ref) continue;
     const list = azureClaims.get(policy) ?? [];
-    if (!list.some((c) => c.framework === ref.framework && c.control === ref.control)) list.push({ ...ref, tool: 'microsoft-defender-for-cloud', map: `${name} ${version}` });
+    if (!list.some((c) => c.framework === ref.framework && c.control === ref.control))
+      list.push({ ...ref, tool: 'microsoft-defender-for-cloud', map: `${name} ${version}` });
     azureClaims.set(policy, list);
   }
   for (const [policy, category, deprecated, name] of facts.azure.definitions) {
     // Regulatory Compliance policies are manual attestations, not checks of a resource.
     if (category === 'Regulatory Compliance' || deprecated === 1) continue;
     rules.push({
-      tool: 'microsoft-defender-for-cloud', id: policy, key: `microsoft-defender-for-cloud|${policy}`, title: name, platform: 'azure',
-      severity: undefined, deprecated: false, categories: [category.toLowerCase()], claims: azureClaims.get(policy) ?? [],
+      tool: 'microsoft-defender-for-cloud',
+      id: policy,
+      key: `microsoft-defender-for-cloud|${policy}`,
+      title: name,
+      platform: 'azure',
+      severity: undefined,
+      deprecated: false,
+      categories: [category.toLowerCase()],
+      claims: azureClaims.get(policy) ?? [],
     });
   }
 
   for (const [id, provider, , severity, deprecated, , title] of facts.trivy.checks) {
-    rules.push({ tool: 'trivy', id, key: `trivy|${id}`, title, platform: TRIVY_PLATFORM[provider] ?? provider, severity: SEVERITY[severity.toLowerCase()], deprecated: deprecated === 1, categories: [], claims: [] });
+    rules.push({
+      tool: 'trivy',
+      id,
+      key: `trivy|${id}`,
+      title,
+      platform: TRIVY_PLATFORM[provider] ?? provider,
+      severity: SEVERITY[severity.toLowerCase()],
+      deprecated: deprecated === 1,
+      categories: [],
+      claims: [],
+    });
   }
 
   for (const [benchmark, id, , group, title] of facts.kubeBench.checks) {
     const rule = `${benchmark}/${id}`;
     // The group (API Server, Scheduler, …) tells apart recommendations with one text for several components.
-    rules.push({ tool: 'kube-bench', id: rule, key: `kube-bench|${rule}`, title, platform: 'kubernetes', severity: undefined, deprecated: false, categories: [group.toLowerCase()], claims: [] });
+    rules.push({
+      tool: 'kube-bench',
+      id: rule,
+      key: `kube-bench|${rule}`,
+      title,
+      platform: 'kubernetes',
+      severity: undefined,
+      deprecated: false,
+      categories: [group.toLowerCase()],
+      claims: [],
+    });
   }
 
   const checkovCommit = short(facts.checkov.source.commit);
@@ -114,11 +164,19 @@ export function readRules(facts: Facts, catalogs: Catalogs): Rule[] {
     const claims: Claim[] = [];
     for (const control of nist) {
       const ref = checkovNist(catalogs, control);
-      if (ref && !claims.some((c) => c.control === ref.control)) claims.push({ ...ref, tool: 'checkov', map: `NIST SP 800-53 Rev 5 ids in the check @ ${checkovCommit}` });
+      if (ref && !claims.some((c) => c.control === ref.control))
+        claims.push({ ...ref, tool: 'checkov', map: `NIST SP 800-53 Rev 5 ids in the check @ ${checkovCommit}` });
     }
     rules.push({
-      tool: 'checkov', id, key: `checkov|${id}`, title: name, platform: CHECKOV_PLATFORM[provider] ?? provider.replace(/_/g, '-'),
-      severity: undefined, deprecated: false, categories: categories ? categories.toLowerCase().split(' ') : [], claims,
+      tool: 'checkov',
+      id,
+      key: `checkov|${id}`,
+      title: name,
+      platform: CHECKOV_PLATFORM[provider] ?? provider.replace(/_/g, '-'),
+      severity: undefined,
+      deprecated: false,
+      categories: categories ? categories.toLowerCase().split(' ') : [],
+      claims,
     });
   }
   // Titles are read as the compiler reads sources (plain quotes, dashes and dots), so lengths agree.

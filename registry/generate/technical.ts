@@ -5,9 +5,9 @@
  * themselves claim is kept beside them as evidence to weigh (ToolClaim), never as a mapping.
  */
 import { GAP_FRAMEWORK_CODES, SEVERITIES } from '../../src/core/vocabulary.js';
-import { type FindingTemplateSource, type Severity, type SignalCategory, type SignalMappingSource, type SignalSource, type ToolConfidence } from '../../src/schemas/registry-source.js';
+import type { FindingTemplateSource, Severity, SignalCategory, SignalSource, ToolConfidence } from '../../src/schemas/registry-source.js';
 import { groupRules } from './conditions.js';
-import type { Catalogs, Facts } from './inputs.js';
+import type { Facts } from './inputs.js';
 import { TOOL_NAMES, TOOLS, type Claim, type Rule, type ToolId } from './rules.js';
 
 /** Creation date of the 2.0.0 technical layer (fixed: regenerating must give the same bytes). */
@@ -47,15 +47,35 @@ export interface TechnicalLayer {
 // ---- corrections of the 1.0.0 keyword misfires, used for the topic fallback ----
 
 const TOPIC_CORRECTIONS: Array<{ test: (r: Rule) => boolean; topic: string; why: string }> = [
-  { test: (r) => /alwaysadmit/i.test(r.title), topic: 'CSR-GEN-CONFIG-K8S-ADMISSION-PLUGINS-003', why: 'AlwaysAdmit is an admission plugin, not an authorization mode' },
-  { test: (r) => r.tool === 'kube-bench' && /(permissions?|ownership)\b/i.test(r.title), topic: 'CSR-GEN-CONFIG-K8S-FILE-PERMS-007', why: 'file permission and ownership checks are host hardening, not TLS' },
+  {
+    test: (r) => /alwaysadmit/i.test(r.title),
+    topic: 'CSR-GEN-CONFIG-K8S-ADMISSION-PLUGINS-003',
+    why: 'AlwaysAdmit is an admission plugin, not an authorization mode',
+  },
+  {
+    test: (r) => r.tool === 'kube-bench' && /(permissions?|ownership)\b/i.test(r.title),
+    topic: 'CSR-GEN-CONFIG-K8S-FILE-PERMS-007',
+    why: 'file permission and ownership checks are host hardening, not TLS',
+  },
   { test: (r) => r.tool === 'trivy' && r.id === 'KSV-0001', topic: 'CSR-GEN-CONFIG-K8S-PRIVILEGED-CONTAINER-012', why: 'privilege escalation in a container' },
   { test: (r) => r.tool === 'trivy' && ['KSV-0011', 'KSV-0018'].includes(r.id), topic: 'CSR-GEN-CONFIG-K8S-RESOURCE-LIMITS-018', why: 'resource limits' },
   { test: (r) => r.tool === 'trivy' && r.id === 'KSV-0014', topic: 'CSR-GEN-CONFIG-K8S-READONLY-ROOTFS-017', why: 'read-only root file system' },
-  { test: (r) => r.tool === 'trivy' && ['KSV-0032', 'KSV-0033'].includes(r.id), topic: 'CSR-GEN-DEV-K8S-IMAGE-PROVENANCE-020', why: 'image registry provenance' },
+  {
+    test: (r) => r.tool === 'trivy' && ['KSV-0032', 'KSV-0033'].includes(r.id),
+    topic: 'CSR-GEN-DEV-K8S-IMAGE-PROVENANCE-020',
+    why: 'image registry provenance',
+  },
   { test: (r) => r.tool === 'trivy' && r.id === 'KSV-0007', topic: 'CSR-GEN-CONFIG-K8S-HOST-NAMESPACE-014', why: 'host files managed by the pod' },
-  { test: (r) => r.tool === 'trivy' && ['KSV-0026', 'KSV-0027', 'KSV-0028', 'KSV-0117', 'KSV-0121'].includes(r.id), topic: 'CSR-GEN-CONFIG-K8S-PRIVILEGED-CONTAINER-012', why: 'pod security restrictions' },
-  { test: (r) => r.tool === 'checkov' && ['CKV_AWS_1', 'CKV_AWS_62', 'CKV_AWS_63', 'CKV_AWS_355'].includes(r.id), topic: 'CSR-GEN-ACCESS-ADMIN-PRIVILEGES-070', why: 'IAM policies granting full administrative or wildcard rights' },
+  {
+    test: (r) => r.tool === 'trivy' && ['KSV-0026', 'KSV-0027', 'KSV-0028', 'KSV-0117', 'KSV-0121'].includes(r.id),
+    topic: 'CSR-GEN-CONFIG-K8S-PRIVILEGED-CONTAINER-012',
+    why: 'pod security restrictions',
+  },
+  {
+    test: (r) => r.tool === 'checkov' && ['CKV_AWS_1', 'CKV_AWS_62', 'CKV_AWS_63', 'CKV_AWS_355'].includes(r.id),
+    topic: 'CSR-GEN-ACCESS-ADMIN-PRIVILEGES-070',
+    why: 'IAM policies granting full administrative or wildcard rights',
+  },
 ];
 
 // ---- naming ----
@@ -70,17 +90,48 @@ const TITLE_OF_RULE: Record<string, string> = {
 };
 
 const PLATFORM_LABEL: Record<string, string> = {
-  aws: 'AWS', azure: 'Azure', gcp: 'Google Cloud', oci: 'Oracle Cloud', alibaba: 'Alibaba Cloud', kubernetes: 'Kubernetes',
-  m365: 'Microsoft 365', googleworkspace: 'Google Workspace', github: 'GitHub', dockerfile: 'Dockerfile', 'source-code': 'Source code',
-  openapi: 'OpenAPI', 'github-actions': 'GitHub Actions', 'gitlab-ci': 'GitLab CI', 'azure-pipelines': 'Azure Pipelines',
-  mongodbatlas: 'MongoDB Atlas', digitalocean: 'DigitalOcean', nifcloud: 'NIFCLOUD', ibm: 'IBM Cloud', oraclecloud: 'Oracle Cloud',
+  aws: 'AWS',
+  azure: 'Azure',
+  gcp: 'Google Cloud',
+  oci: 'Oracle Cloud',
+  alibaba: 'Alibaba Cloud',
+  kubernetes: 'Kubernetes',
+  m365: 'Microsoft 365',
+  googleworkspace: 'Google Workspace',
+  github: 'GitHub',
+  dockerfile: 'Dockerfile',
+  'source-code': 'Source code',
+  openapi: 'OpenAPI',
+  'github-actions': 'GitHub Actions',
+  'gitlab-ci': 'GitLab CI',
+  'azure-pipelines': 'Azure Pipelines',
+  mongodbatlas: 'MongoDB Atlas',
+  digitalocean: 'DigitalOcean',
+  nifcloud: 'NIFCLOUD',
+  ibm: 'IBM Cloud',
+  oraclecloud: 'Oracle Cloud',
 };
-const platformLabel = (p: string) => PLATFORM_LABEL[p] ?? p.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join(' ');
+const platformLabel = (p: string) =>
+  PLATFORM_LABEL[p] ??
+  p
+    .split('-')
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join(' ');
 
-const STOP = new Set('ensure that the is are a an be should set to of for in on with and or not if it its by as all any only has have been use uses using from at when which this than more no'.split(' '));
+const STOP = new Set(
+  'ensure that the is are a an be should set to of for in on with and or not if it its by as all any only has have been use uses using from at when which this than more no'.split(
+    ' ',
+  ),
+);
 
 function nameOf(anchor: Rule): string {
-  const words = anchor.tool === 'prowler' ? anchor.id.split('_') : anchor.title.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w && !STOP.has(w));
+  const words =
+    anchor.tool === 'prowler'
+      ? anchor.id.split('_')
+      : anchor.title
+          .toLowerCase()
+          .split(/[^a-z0-9]+/)
+          .filter((w) => w && !STOP.has(w));
   const tokens = words.map((w) => w.toUpperCase().replace(/[^A-Z0-9]/g, '')).filter(Boolean);
   const prefix = anchor.tool === 'kube-bench' ? ['K8S'] : [];
   const out = [...prefix, ...tokens].slice(0, 4);
@@ -88,17 +139,43 @@ function nameOf(anchor: Rule): string {
 }
 
 const CATEGORY_OF_TOOL_CATEGORY: Record<string, SignalCategory> = {
-  encryption: 'CRYPTO', logging: 'AUDIT', 'forensics-ready': 'AUDIT', 'threat-detection': 'AUDIT', 'internet-exposed': 'NET',
-  networking: 'NET', trustboundaries: 'NET', 'identity-access': 'IDENTITY', iam: 'IDENTITY', secrets: 'DATA', vulnerabilities: 'VULN',
-  resilience: 'BCP', redundancy: 'BCP', backup_and_recovery: 'BCP', 'software-supply-chain': 'DEV', supply_chain: 'DEV',
-  'ci-cd': 'DEV', application_security: 'DEV', 'privilege-escalation': 'ACCESS', 'email-security': 'COMMS',
-  'cluster-security': 'CONFIG', 'container-security': 'CONFIG', general_security: 'CONFIG', kubernetes: 'CONFIG', convention: 'ASSET',
+  encryption: 'CRYPTO',
+  logging: 'AUDIT',
+  'forensics-ready': 'AUDIT',
+  'threat-detection': 'AUDIT',
+  'internet-exposed': 'NET',
+  networking: 'NET',
+  trustboundaries: 'NET',
+  'identity-access': 'IDENTITY',
+  iam: 'IDENTITY',
+  secrets: 'DATA',
+  vulnerabilities: 'VULN',
+  resilience: 'BCP',
+  redundancy: 'BCP',
+  backup_and_recovery: 'BCP',
+  'software-supply-chain': 'DEV',
+  supply_chain: 'DEV',
+  'ci-cd': 'DEV',
+  application_security: 'DEV',
+  'privilege-escalation': 'ACCESS',
+  'email-security': 'COMMS',
+  'cluster-security': 'CONFIG',
+  'container-security': 'CONFIG',
+  general_security: 'CONFIG',
+  kubernetes: 'CONFIG',
+  convention: 'ASSET',
 };
 
 const PLATFORM_ARTIFACT: Record<string, string> = {
-  kubernetes: 'endpoint.container.kubernetes_workload', dockerfile: 'application.code.dockerfile', 'source-code': 'application.code.source_repository',
-  github: 'application.code.source_repository', 'github-actions': 'application.code.build_pipeline', 'gitlab-ci': 'application.code.build_pipeline',
-  'azure-pipelines': 'application.code.build_pipeline', m365: 'identity.directory.directory_tenant', googleworkspace: 'identity.directory.directory_tenant',
+  kubernetes: 'endpoint.container.kubernetes_workload',
+  dockerfile: 'application.code.dockerfile',
+  'source-code': 'application.code.source_repository',
+  github: 'application.code.source_repository',
+  'github-actions': 'application.code.build_pipeline',
+  'gitlab-ci': 'application.code.build_pipeline',
+  'azure-pipelines': 'application.code.build_pipeline',
+  m365: 'identity.directory.directory_tenant',
+  googleworkspace: 'identity.directory.directory_tenant',
 };
 
 const SEVERITY_RANK = new Map<Severity, number>(SEVERITIES.map((s, i) => [s, i]));
@@ -112,7 +189,10 @@ function clip(text: string, max: number): string {
 
 /** Template category: the platform as a lower-case word ("google-cloud" style), letters first. */
 function templateCategory(platform: string): string {
-  const words = platform.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = platform
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   const category = words.join('-');
   return /^[a-z]+([_-][a-z0-9]+)*$/.test(category) ? category : `platform-${words.join('')}`.replace(/[^a-z0-9-]/g, '');
 }
@@ -142,7 +222,6 @@ export interface SignalProse {
 
 export function buildTechnicalLayer(
   facts: Facts,
-  catalogs: Catalogs,
   rules: Rule[],
   legacy: Map<string, SignalSource>,
   previousLedger: Record<string, string>,
@@ -193,7 +272,9 @@ export function buildTechnicalLayer(
   const applicableGroup = new Map<string, Group>();
   for (const g of groups) for (const r of g.rules) if (!isNotApplicable(r)) applicableGroup.set(`${r.tool}|${r.categories.join(' ')}|${r.title}`, g);
   const applicableOf = (g: Group) =>
-    g.rules.every(isNotApplicable) ? applicableGroup.get(`${g.anchor.tool}|${g.anchor.categories.join(' ')}|${g.anchor.title.replace(NOT_APPLICABLE, '')}`) : undefined;
+    g.rules.every(isNotApplicable)
+      ? applicableGroup.get(`${g.anchor.tool}|${g.anchor.categories.join(' ')}|${g.anchor.title.replace(NOT_APPLICABLE, '')}`)
+      : undefined;
 
   for (const g of groups) {
     const category = ((): SignalCategory => {
@@ -213,7 +294,11 @@ export function buildTechnicalLayer(
       ? `${platform}: ${g.anchor.title.replace(NOT_APPLICABLE, '')} (not applicable in ${benchmark})`
       : `${platform}: ${(TITLE_OF_RULE[g.anchor.key] ?? g.anchor.title).replace(/\s+/g, ' ').trim()}`;
     // Titles must differ once case and punctuation are ignored (the report's duplicate check).
-    const titleKey = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+    const titleKey = (text: string) =>
+      text
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, ' ')
+        .trim();
     if (titles.has(titleKey(title))) title = `${title} (${g.anchor.id})`;
     titles.add(titleKey(title));
 
@@ -221,7 +306,9 @@ export function buildTechnicalLayer(
     const severity = severities.sort((a, b) => SEVERITY_RANK.get(a)! - SEVERITY_RANK.get(b)!)[0] ?? g.topic?.severity ?? 'medium';
     const examples = g.rules.slice(0, 3).map(ruleLabel);
     const artifactTypes = g.topic?.detection.artifact_types.slice(0, 3) ?? [
-      g.anchor.tool === 'checkov' && !PLATFORM_ARTIFACT[g.anchor.platform] ? 'application.code.iac_template' : PLATFORM_ARTIFACT[g.anchor.platform] ?? 'cloud.management.account',
+      g.anchor.tool === 'checkov' && !PLATFORM_ARTIFACT[g.anchor.platform]
+        ? 'application.code.iac_template'
+        : (PLATFORM_ARTIFACT[g.anchor.platform] ?? 'cloud.management.account'),
     ];
 
     claims.push(...toolClaims(id, g, frameworkRank));
@@ -232,24 +319,34 @@ export function buildTechnicalLayer(
     const description = written
       ? written.description
       : successor
-      ? `The ${benchmark} benchmark marks this recommendation not applicable to its platform, so a result of ${g.anchor.id} is not a finding. Where the recommendation applies, ${successor} is the condition.`
-      : `One checkable condition on ${platform} resources, as ${g.rules.length === 1 ? `the ${TOOL_NAMES[g.anchor.tool]} rule ${g.anchor.id} states it` : `${g.rules.length} rules of ${toolList} test it (for example ${examples.join(', ')})`}: "${g.anchor.title.trim()}". ` +
-        `A failing result means the resource does not meet that condition.`;
+        ? `The ${benchmark} benchmark marks this recommendation not applicable to its platform, so a result of ${g.anchor.id} is not a finding. Where the recommendation applies, ${successor} is the condition.`
+        : `One checkable condition on ${platform} resources, as ${g.rules.length === 1 ? `the ${TOOL_NAMES[g.anchor.tool]} rule ${g.anchor.id} states it` : `${g.rules.length} rules of ${toolList} test it (for example ${examples.join(', ')})`}: "${g.anchor.title.trim()}". ` +
+          `A failing result means the resource does not meet that condition.`;
     const remediation = written
       ? written.remediation
       : successor
-      ? `Nothing to change for ${benchmark}; follow ${successor} on platforms where the recommendation applies.`
-      : `Bring the affected ${platform} resource in line with the condition the rule checks ("${clip(g.anchor.title.trim(), 120)}"), in its infrastructure code as well as in the running configuration.`;
+        ? `Nothing to change for ${benchmark}; follow ${successor} on platforms where the recommendation applies.`
+        : `Bring the affected ${platform} resource in line with the condition the rule checks ("${clip(g.anchor.title.trim(), 120)}"), in its infrastructure code as well as in the running configuration.`;
     const conditions = successor
       ? [`${TOOL_NAMES[g.anchor.tool]} ${g.anchor.id} is not applicable in ${benchmark}`]
       : sortRules(g.rules)
           .filter((r, i, all) => all.findIndex((x) => x.tool === r.tool) === i)
           .slice(0, 3)
           .map((r) => `${TOOL_NAMES[r.tool]} ${r.id} reports a failing result`);
-    const tags = [...new Set([g.anchor.platform.replace(/[^a-z0-9-]/g, ''), ...tools, category.toLowerCase(), successor ? 'not-applicable' : 'technical'])].filter(Boolean).slice(0, 6);
+    const tags = [...new Set([g.anchor.platform.replace(/[^a-z0-9-]/g, ''), ...tools, category.toLowerCase(), successor ? 'not-applicable' : 'technical'])]
+      .filter(Boolean)
+      .slice(0, 6);
 
     signals.push({
-      id, category, title, description, severity, tags, version: '1.0.0', created: TECHNICAL_DATE, updated: TECHNICAL_DATE,
+      id,
+      category,
+      title,
+      description,
+      severity,
+      tags,
+      version: '1.0.0',
+      created: TECHNICAL_DATE,
+      updated: TECHNICAL_DATE,
       effort: g.anchor.tool === 'kube-bench' ? 'medium' : 'low',
       detection: { artifact_types: artifactTypes, conditions },
       remediation_hint: remediation,
@@ -257,9 +354,15 @@ export function buildTechnicalLayer(
     });
     const templateId = `FT-${id.slice(4)}-001`;
     templates.push({
-      id: templateId, signal_id: id, version: '1.0.0', status: successor ? 'DEPRECATED' : 'ACTIVE', title,
+      id: templateId,
+      signal_id: id,
+      version: '1.0.0',
+      status: successor ? 'DEPRECATED' : 'ACTIVE',
+      title,
       description: `Raised for each resource on which a mapped rule (${examples.join(', ')}${g.rules.length > 3 ? ', …' : ''}) fails: "${g.anchor.title.trim()}" does not hold.`,
-      severity, category: templateCategory(g.anchor.platform), applicable_artifacts: artifactTypes,
+      severity,
+      category: templateCategory(g.anchor.platform),
+      applicable_artifacts: artifactTypes,
       detection: {
         method: g.anchor.tool === 'kube-bench' ? 'host_benchmark' : g.anchor.tool === 'checkov' ? 'iac_scan' : 'config_check',
         criteria: conditions,
@@ -299,7 +402,10 @@ function toolClaims(signalId: string, g: Group, frameworkRank: Map<string, numbe
     }
   }
   const rank = (f: string) => frameworkRank.get(f) ?? 99;
-  return [...rows.values()].sort((a, b) => rank(a.framework) - rank(b.framework) || (a.control < b.control ? -1 : a.control > b.control ? 1 : 0) || TOOLS.indexOf(a.tool) - TOOLS.indexOf(b.tool));
+  return [...rows.values()].sort(
+    (a, b) =>
+      rank(a.framework) - rank(b.framework) || (a.control < b.control ? -1 : a.control > b.control ? 1 : 0) || TOOLS.indexOf(a.tool) - TOOLS.indexOf(b.tool),
+  );
 }
 
 export type { Claim };

@@ -35,15 +35,7 @@ import {
   type MappingIdList,
   type StoredControlDetail,
 } from '../../src/registry/layout.js';
-import {
-  allMappings,
-  controlCrosswalks,
-  crosswalkPairs,
-  flipCrosswalk,
-  frameworkOverlaps,
-  frameworkRank,
-  signalCoverage,
-} from './derive.js';
+import { allMappings, controlCrosswalks, crosswalkPairs, flipCrosswalk, frameworkOverlaps, frameworkRank, signalCoverage } from './derive.js';
 import { byString, type RegistryModel, type TemplateNode } from './model.js';
 
 export interface CompiledIndex {
@@ -105,7 +97,10 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
     push(bySeverity, signal.severity, signal.id);
     for (const tag of new Set(signal.tags)) push(byTag, tag, signal.id);
   }
-  put(keys.signalsAll, model.signals.map((s) => s.id));
+  put(
+    keys.signalsAll,
+    model.signals.map((s) => s.id),
+  );
   for (const [domain, ids] of byDomain) put(keys.signalsByDomain(domain), ids);
   for (const [category, ids] of byCategory) put(keys.signalsByCategory(category), ids);
   for (const [severity, ids] of bySeverity) put(keys.signalsBySeverity(severity), ids);
@@ -226,7 +221,16 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
         mapped_signals: mapped
           .map((m) => {
             const signal = model.signalById.get(m.signal_id)!;
-            return { signal_id: m.signal_id, relationship: m.relationship, confidence: m.confidence, mapping_id: m.id, title: signal.title, severity: signal.severity, rationale: m.rationale, derived: m.derived };
+            return {
+              signal_id: m.signal_id,
+              relationship: m.relationship,
+              confidence: m.confidence,
+              mapping_id: m.id,
+              title: signal.title,
+              severity: signal.severity,
+              rationale: m.rationale,
+              derived: m.derived,
+            };
           })
           .sort((a, b) => b.confidence - a.confidence || byString(a.signal_id, b.signal_id)),
         related_controls: (related.get(`${framework.code}|${control.id}`) ?? [])
@@ -277,7 +281,11 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
     put(keys.domain(domain.code), detail);
   }
   put(keys.domains, domainItems);
-  const lastUpdated = model.signals.reduce((max, s) => (s.updated > max ? s.updated : max), '');
+  const lastUpdated =
+    model.signals
+      .map((s) => s.updated)
+      .sort()
+      .at(-1) ?? '';
   const stats: RegistryStats = {
     registry_version: model.meta.registry_version,
     spec_version: model.meta.spec_version,
@@ -307,7 +315,10 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
       if (!resources.has(key)) resources.set(key, type.id);
     }
   }
-  put(keys.artifactTypesAll, model.artifactTypes.map((t) => t.id));
+  put(
+    keys.artifactTypesAll,
+    model.artifactTypes.map((t) => t.id),
+  );
   put(keys.artifactTypesText, Object.fromEntries(model.artifactTypes.map((t) => [t.id, `${t.id} ${t.name} ${t.description}`.toLowerCase()])));
   for (const [category, ids] of artifactsByCategory) put(keys.artifactTypesByCategory(category), ids);
   for (const [subcategory, ids] of artifactsBySubcategory) put(keys.artifactTypesBySubcategory(subcategory), ids);
@@ -336,10 +347,17 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
     push(mappingsByConfidence, m.confidence, m.id);
     push(rules, keys.toolRule(m.tool_id, m.rule_id.toLowerCase()), m.id);
   }
-  put(keys.toolMappingsAll, toolMappings.map((m) => m.id));
+  put(
+    keys.toolMappingsAll,
+    toolMappings.map((m) => m.id),
+  );
   put(keys.toolMappingsText, Object.fromEntries(toolMappings.map((m) => [m.id, `${m.rule_id} ${m.rule_name}`.toLowerCase()])));
   for (const [tool, ids] of mappingsByTool) put(keys.toolMappingsByTool(tool), ids);
-  for (const [template, list] of mappingsByTemplate) put(keys.toolMappingsByTemplate(template), list.map((m) => m.id));
+  for (const [template, list] of mappingsByTemplate)
+    put(
+      keys.toolMappingsByTemplate(template),
+      list.map((m) => m.id),
+    );
   for (const [confidence, ids] of mappingsByConfidence) put(keys.toolMappingsByConfidence(confidence), ids);
   for (const [key, ids] of rules) put(key, ids);
   const benchmarks = [...new Set(model.toolMappings.filter((m) => m.tool_id === 'kube-bench').map((m) => m.rule_id.slice(0, m.rule_id.indexOf('/'))))];
@@ -391,7 +409,10 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
     push(templateLists.status, template.status, template.id);
     push(templateLists.domain, template.domain, template.id);
   }
-  put(keys.templatesAll, model.templates.map((t) => t.id));
+  put(
+    keys.templatesAll,
+    model.templates.map((t) => t.id),
+  );
   put(keys.templatesText, Object.fromEntries(model.templates.map((t) => [t.id, `${t.id} ${t.title} ${t.description}`.toLowerCase()])));
   for (const [value, ids] of templateLists.signal) put(keys.templatesBySignal(value), ids);
   for (const [value, ids] of templateLists.category) put(keys.templatesByCategory(value), ids);

@@ -93,7 +93,13 @@ export interface CrosswalkLink {
 const linkKey = (framework: string, control: string) => `${framework}|${control}`;
 
 const REVERSED: Record<RowRelationship, RowRelationship> = {
-  equal: 'equal', subset: 'superset', superset: 'subset', intersect: 'intersect', related: 'related', supports: 'is supported by', 'is supported by': 'supports',
+  equal: 'equal',
+  subset: 'superset',
+  superset: 'subset',
+  intersect: 'intersect',
+  related: 'related',
+  supports: 'is supported by',
+  'is supported by': 'supports',
 };
 
 /** Both directions of every pair, looked up by (framework, control); relationship as seen from the control looked up. */

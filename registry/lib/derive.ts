@@ -3,7 +3,7 @@
  * control-to-control crosswalk records, framework overlaps and per-signal framework coverage.
  * The formulas are documented in docs/registry.md ("Derived data"); keep the two in step.
  */
-import { type ObjectiveLink, type Relationship } from '../../src/schemas/registry-source.js';
+import type { ObjectiveLink, Relationship } from '../../src/schemas/registry-source.js';
 import { GAP_FRAMEWORK_CODES } from '../../src/core/vocabulary.js';
 import type { ControlCrosswalk, CrosswalkRelationship, FrameworkOverlap, MappingProvenance, SignalCoverage } from '../../src/schemas/registry.js';
 import { CrosswalkLinks, expandCrosswalk, type ControlPair, type CrosswalkLink, type RowRelationship } from './crosswalk-pairs.js';
@@ -54,7 +54,9 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
  */
 export function derivedConfidence(relationship: RowRelationship, viaRevision4: boolean, fanOut: number, sourceConfidence: number): number {
   const strength = viaRevision4 ? ROW_STRENGTH.intersect : ROW_STRENGTH[relationship];
-  const value = round2(DERIVED_MIN_CONFIDENCE + (DERIVED_MAX_CONFIDENCE - DERIVED_MIN_CONFIDENCE) * strength * Math.min(1, FULL_STRENGTH_FAN_OUT / fanOut) * sourceConfidence);
+  const value = round2(
+    DERIVED_MIN_CONFIDENCE + (DERIVED_MAX_CONFIDENCE - DERIVED_MIN_CONFIDENCE) * strength * Math.min(1, FULL_STRENGTH_FAN_OUT / fanOut) * sourceConfidence,
+  );
   return Math.min(DERIVED_MAX_CONFIDENCE, Math.max(DERIVED_MIN_CONFIDENCE, value));
 }
 
@@ -283,9 +285,7 @@ export function controlCrosswalks(model: RegistryModel, pairs: ControlPair[]): C
     // Generated technical signals relate controls through a tool's framework map, not through a
     // shared judgement; pairing their many claimed controls would only add noise (and thousands of records).
     if (isTechnical(signal)) continue;
-    const controls = signal.mappings
-      .map((m) => controlOf(model, m.framework, m.control))
-      .filter((c): c is ControlNode => c !== undefined);
+    const controls = signal.mappings.map((m) => controlOf(model, m.framework, m.control)).filter((c): c is ControlNode => c !== undefined);
     for (let i = 0; i < controls.length; i++) {
       for (let j = i + 1; j < controls.length; j++) {
         if (controls[i].framework === controls[j].framework) continue;

@@ -38,7 +38,10 @@ const where = (located: { file: string; path: string }) => `${located.file} ${lo
 /** Registers ids of one kind and reports duplicates with both locations. */
 class IdRegistry<T> {
   readonly byId = new Map<string, Located<T>>();
-  constructor(private readonly kind: string, private readonly issues: Issues) {}
+  constructor(
+    private readonly kind: string,
+    private readonly issues: Issues,
+  ) {}
 
   add(id: string, located: Located<T>): boolean {
     const first = this.byId.get(id);
@@ -105,7 +108,11 @@ function attachControlProse(parsed: ParsedSources, frameworks: Map<string, Frame
     const code = file.doc.framework;
     const stem = stemOf(file.file);
     if (stem !== code && !stem.startsWith(`${code}-`)) {
-      issues.error(file.file, '/framework', `framework '${code}' does not match the file name (expected controls/${code}.yaml or controls/${code}-<part>.yaml)`);
+      issues.error(
+        file.file,
+        '/framework',
+        `framework '${code}' does not match the file name (expected controls/${code}.yaml or controls/${code}-<part>.yaml)`,
+      );
       continue;
     }
     const framework = frameworks.get(code);
@@ -127,7 +134,11 @@ function attachControlProse(parsed: ParsedSources, frameworks: Map<string, Frame
       }
       seen.set(key, `${file.file} ${path}`);
       if (value.title != null && control.title) {
-        issues.error(file.file, `${path}/title`, `control '${value.id}' has an official title ('${control.title}'); a title is allowed only where the catalog title is null`);
+        issues.error(
+          file.file,
+          `${path}/title`,
+          `control '${value.id}' has an official title ('${control.title}'); a title is allowed only where the catalog title is null`,
+        );
       }
       control.prose = value;
     }
@@ -147,7 +158,11 @@ function checkDomains(parsed: ParsedSources, issues: Issues): Map<string, Domain
     const stem = stemOf(file.file);
     const isMain = stem === doc.domain;
     if (!isMain && !stem.startsWith(`${doc.domain}-`)) {
-      issues.error(file.file, '/domain', `domain '${doc.domain}' does not match the file name (expected signals/${doc.domain}.yaml or signals/${doc.domain}-<part>.yaml)`);
+      issues.error(
+        file.file,
+        '/domain',
+        `domain '${doc.domain}' does not match the file name (expected signals/${doc.domain}.yaml or signals/${doc.domain}-<part>.yaml)`,
+      );
       continue;
     }
     if (isMain) {
@@ -183,7 +198,11 @@ function checkCrosswalks(parsed: ParsedSources, frameworks: Map<string, Framewor
     const { doc } = file;
     const stem = stemOf(file.file);
     if (stem !== `${doc.framework_a}__${doc.framework_b}`) {
-      issues.error(file.file, '', `frameworks ${doc.framework_a} and ${doc.framework_b} do not match the file name (expected crosswalks/${doc.framework_a}__${doc.framework_b}.yaml)`);
+      issues.error(
+        file.file,
+        '',
+        `frameworks ${doc.framework_a} and ${doc.framework_b} do not match the file name (expected crosswalks/${doc.framework_a}__${doc.framework_b}.yaml)`,
+      );
       continue;
     }
     let usable = true;
@@ -204,9 +223,22 @@ function checkCrosswalks(parsed: ParsedSources, frameworks: Map<string, Framewor
     }
     // A non-commercial licence does not cover serving the rows from a commercial API.
     if (doc.licence && NON_COMMERCIAL.test(doc.licence) && doc.serve !== false) {
-      issues.error(file.file, '/serve', `must be false: the licence '${doc.licence}' does not allow serving the rows or mappings derived from them commercially`);
+      issues.error(
+        file.file,
+        '/serve',
+        `must be false: the licence '${doc.licence}' does not allow serving the rows or mappings derived from them commercially`,
+      );
     }
-    if (usable) out.push({ stem, file: file.file, framework_a: doc.framework_a, framework_b: doc.framework_b, publisher: doc.publisher, serve: doc.serve !== false, rows });
+    if (usable)
+      out.push({
+        stem,
+        file: file.file,
+        framework_a: doc.framework_a,
+        framework_b: doc.framework_b,
+        publisher: doc.publisher,
+        serve: doc.serve !== false,
+        rows,
+      });
   }
   return out.sort((x, y) => byString(x.stem, y.stem));
 }
@@ -221,14 +253,20 @@ function checkArtifactTypes(parsed: ParsedSources, issues: Issues): Map<string, 
       issues.error(file, `${path}/id`, `artifact type id '${value.id}' must be <category>.<subcategory>.<name> (lower case, dot separated)`);
       continue;
     }
-    if (match[1] !== value.category) issues.error(file, `${path}/id`, `artifact type id '${value.id}' starts with '${match[1]}' but its category is '${value.category}'`);
-    if (match[2] !== value.subcategory) issues.error(file, `${path}/id`, `artifact type id '${value.id}' has subcategory part '${match[2]}' but its subcategory is '${value.subcategory}'`);
+    if (match[1] !== value.category)
+      issues.error(file, `${path}/id`, `artifact type id '${value.id}' starts with '${match[1]}' but its category is '${value.category}'`);
+    if (match[2] !== value.subcategory)
+      issues.error(file, `${path}/id`, `artifact type id '${value.id}' has subcategory part '${match[2]}' but its subcategory is '${value.subcategory}'`);
     if (!ids.add(value.id, located)) continue;
     value.provider_mappings.forEach((mapping, i) => {
       const key = `${mapping.provider}|${mapping.resource_type.toLowerCase()}`;
       const first = resources.get(key);
       if (first && first !== value.id) {
-        issues.warn(file, `${path}/provider_mappings/${i}`, `${mapping.provider} resource type '${mapping.resource_type}' is also mapped by '${first}'; resolve answers the first by id`);
+        issues.warn(
+          file,
+          `${path}/provider_mappings/${i}`,
+          `${mapping.provider} resource type '${mapping.resource_type}' is also mapped by '${first}'; resolve answers the first by id`,
+        );
       } else resources.set(key, value.id);
     });
   }
@@ -338,7 +376,11 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
         } else sequences.set(sequenceKey, signal.id);
       }
       if (header && !(signal.category in header.categories)) {
-        issues.error(fileName, `${path}/category`, `category ${signal.category} is not declared in the ${domain} domain header (categories: ${Object.keys(header.categories).join(', ')})`);
+        issues.error(
+          fileName,
+          `${path}/category`,
+          `category ${signal.category} is not declared in the ${domain} domain header (categories: ${Object.keys(header.categories).join(', ')})`,
+        );
       }
       const titleKey = signal.title.trim().toLowerCase();
       const sameTitle = titles.get(titleKey);
@@ -358,7 +400,8 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
         const at = `${path}/mappings/${i}`;
         const framework = frameworks.get(mapping.framework);
         if (!framework) {
-          if (!parsed.unusable.frameworks.has(mapping.framework)) issues.error(fileName, `${at}/framework`, `framework ${mapping.framework} has no catalog in frameworks/`);
+          if (!parsed.unusable.frameworks.has(mapping.framework))
+            issues.error(fileName, `${at}/framework`, `framework ${mapping.framework} has no catalog in frameworks/`);
         } else if (!framework.byId.has(mapping.control)) {
           issues.error(fileName, `${at}/control`, `control '${mapping.control}' does not exist in framework ${mapping.framework}`);
         }
@@ -376,7 +419,11 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
         }
       } else if (domain === 'GEN') {
         if (primaryFrameworks.size < GEN_PRIMARY_FRAMEWORKS && !ctx.superseded.has(signal.id)) {
-          issues.error(fileName, `${path}/mappings`, `GEN signal '${signal.id}' needs primary mappings into at least ${GEN_PRIMARY_FRAMEWORKS} frameworks (has ${primaryFrameworks.size}${primaryFrameworks.size ? `: ${[...primaryFrameworks].join(', ')}` : ''})`);
+          issues.error(
+            fileName,
+            `${path}/mappings`,
+            `GEN signal '${signal.id}' needs primary mappings into at least ${GEN_PRIMARY_FRAMEWORKS} frameworks (has ${primaryFrameworks.size}${primaryFrameworks.size ? `: ${[...primaryFrameworks].join(', ')}` : ''})`,
+          );
         }
       } else if (!primaryFrameworks.has(domain)) {
         issues.error(fileName, `${path}/mappings`, `signal '${signal.id}' has no primary mapping into its own framework ${domain}`);
@@ -388,7 +435,12 @@ function checkSignals(ctx: SignalContext): SignalNode[] {
   return signals.sort((a, b) => byString(a.id, b.id));
 }
 
-function checkTemplates(parsed: ParsedSources, issues: Issues, signalById: Map<string, SignalNode>, artifactTypes: Map<string, ArtifactTypeSource>): TemplateNode[] {
+function checkTemplates(
+  parsed: ParsedSources,
+  issues: Issues,
+  signalById: Map<string, SignalNode>,
+  artifactTypes: Map<string, ArtifactTypeSource>,
+): TemplateNode[] {
   const ids = new IdRegistry<unknown>('finding template', issues);
   const out: TemplateNode[] = [];
   for (const located of parsed.templates) {
@@ -404,7 +456,11 @@ function checkTemplates(parsed: ParsedSources, issues: Issues, signalById: Map<s
       if (!parsed.unusable.signals.has(template.signal_id)) issues.error(file, `${path}/signal_id`, `signal '${template.signal_id}' does not exist`);
       ok = false;
     } else if (match && template.id.slice(3, -4) !== signal.id.slice(4)) {
-      issues.warn(file, `${path}/id`, `finding template id '${template.id}' does not repeat its signal id '${signal.id}' (expected FT-${signal.id.slice(4)}-<NNN>)`);
+      issues.warn(
+        file,
+        `${path}/id`,
+        `finding template id '${template.id}' does not repeat its signal id '${signal.id}' (expected FT-${signal.id.slice(4)}-<NNN>)`,
+      );
     }
     template.applicable_artifacts.forEach((type, i) => {
       if (!artifactTypes.has(type) && !parsed.unusable.artifactTypes.has(type)) {
@@ -480,7 +536,8 @@ function checkObjectives(
   const objectiveById = new Map<string, ObjectiveNode>();
   for (const file of parsed.objectiveFiles) {
     const family = stemOf(file.file);
-    if (file.doc.family !== family) issues.error(file.file, '/family', `family '${file.doc.family}' does not match the file name (expected objectives/${file.doc.family}.yaml)`);
+    if (file.doc.family !== family)
+      issues.error(file.file, '/family', `family '${file.doc.family}' does not match the file name (expected objectives/${file.doc.family}.yaml)`);
     for (const located of file.records) {
       const { path, value } = located;
       let ok = ids.add(value.id, located);
@@ -494,7 +551,8 @@ function checkObjectives(
         const at = `${path}/links/${i}`;
         const framework = frameworks.get(link.framework);
         if (!framework) {
-          if (!parsed.unusable.frameworks.has(link.framework)) issues.error(file.file, `${at}/framework`, `framework ${link.framework} has no catalog in frameworks/`);
+          if (!parsed.unusable.frameworks.has(link.framework))
+            issues.error(file.file, `${at}/framework`, `framework ${link.framework} has no catalog in frameworks/`);
         } else if (!framework.byId.has(link.control)) {
           issues.error(file.file, `${at}/control`, `control '${link.control}' does not exist in framework ${link.framework}`);
         }
@@ -502,10 +560,16 @@ function checkObjectives(
         if (seen.has(key)) issues.error(file.file, `${at}/control`, `${link.framework} ${link.control} is linked twice by this objective`);
         seen.add(key);
         if (link.core !== undefined && link.relationship !== 'subset_of') issues.error(file.file, `${at}/core`, 'is used only with relationship subset_of');
-        if (link.relationship === 'equal' || (link.relationship === 'subset_of' && link.core)) primaries.set(link.framework, (primaries.get(link.framework) ?? 0) + 1);
+        if (link.relationship === 'equal' || (link.relationship === 'subset_of' && link.core))
+          primaries.set(link.framework, (primaries.get(link.framework) ?? 0) + 1);
       });
       for (const [code, n] of primaries) {
-        if (n > MAX_PRIMARY_LINKS_PER_FRAMEWORK) issues.error(file.file, `${path}/links`, `${n} primary links (equal or core subset_of) into ${code}; at most ${MAX_PRIMARY_LINKS_PER_FRAMEWORK}: split the objective`);
+        if (n > MAX_PRIMARY_LINKS_PER_FRAMEWORK)
+          issues.error(
+            file.file,
+            `${path}/links`,
+            `${n} primary links (equal or core subset_of) into ${code}; at most ${MAX_PRIMARY_LINKS_PER_FRAMEWORK}: split the objective`,
+          );
       }
       if (ok) objectiveById.set(value.id, { ...value, family, author: file.doc.author, file: file.file, path, signals: [] });
     }
@@ -528,7 +592,8 @@ function checkObjectives(
           return;
         }
         const current = objectivesOfSignal.get(signalId) ?? [];
-        if (current.includes(objectiveId)) issues.error(file.file, `/assignments/${objectiveId}/${i}`, `signal '${signalId}' is assigned to ${objectiveId} twice`);
+        if (current.includes(objectiveId))
+          issues.error(file.file, `/assignments/${objectiveId}/${i}`, `signal '${signalId}' is assigned to ${objectiveId} twice`);
         else {
           current.push(objectiveId);
           objective.signals.push(signalId);
@@ -537,7 +602,8 @@ function checkObjectives(
       });
     }
     (file.doc.unassigned ?? []).forEach((entry, i) => {
-      if (!signalById.has(entry.signal) && !parsed.unusable.signals.has(entry.signal)) issues.error(file.file, `/unassigned/${i}/signal`, `signal '${entry.signal}' does not exist`);
+      if (!signalById.has(entry.signal) && !parsed.unusable.signals.has(entry.signal))
+        issues.error(file.file, `/unassigned/${i}/signal`, `signal '${entry.signal}' does not exist`);
       else unassignedSignals.set(entry.signal, entry.reason);
     });
   }
@@ -617,11 +683,18 @@ export function buildModel(parsed: ParsedSources, issues: Issues): RegistryModel
       const ids = expanded.unresolved[side];
       if (ids.length) {
         const code = side === 'a' ? crosswalk.framework_a : crosswalk.framework_b;
-        issues.warn(crosswalk.file, '/rows', `${ids.length} ${code} control id(s) are not in the registry and are skipped (e.g. ${ids.slice(0, 3).join(', ')})`);
+        issues.warn(
+          crosswalk.file,
+          '/rows',
+          `${ids.length} ${code} control id(s) are not in the registry and are skipped (e.g. ${ids.slice(0, 3).join(', ')})`,
+        );
       }
     }
     for (const p of expanded.pairs) {
-      for (const [fw, control, via] of [[p.fa, p.ca, p.cb], [p.fb, p.cb, p.ca]]) {
+      for (const [fw, control, via] of [
+        [p.fa, p.ca, p.cb],
+        [p.fb, p.cb, p.ca],
+      ]) {
         const key = `${crosswalk.stem}|${fw}|${control}`;
         const set = crosswalkVia.get(key) ?? new Set<string>();
         set.add(via);

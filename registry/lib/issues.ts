@@ -27,10 +27,7 @@ export class Issues {
 /** Thrown by compileRegistry when the sources do not validate; lists every problem found. */
 export class RegistrySourceError extends Error {
   constructor(readonly issues: SourceIssue[]) {
-    super(
-      `registry sources have ${issues.length} error${issues.length === 1 ? '' : 's'}:\n` +
-        issues.map((issue) => `  ${formatIssue(issue)}`).join('\n'),
-    );
+    super(`registry sources have ${issues.length} error${issues.length === 1 ? '' : 's'}:\n` + issues.map((issue) => `  ${formatIssue(issue)}`).join('\n'));
     this.name = 'RegistrySourceError';
   }
 }

@@ -164,7 +164,12 @@ function describe(error: ErrorObject): { path: string; message: string } {
     case 'enum':
       return { path: at, message: `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` };
     case 'type':
-      return { path: at, message: `must be ${String((error.params as { type: unknown }).type).split(',').join(' or ')}` };
+      return {
+        path: at,
+        message: `must be ${String((error.params as { type: unknown }).type)
+          .split(',')
+          .join(' or ')}`,
+      };
     default:
       return { path: at, message: error.message ?? 'is invalid' };
   }
@@ -198,7 +203,12 @@ function validateDocument(file: string, doc: unknown, schema: TSchema, listKey: 
  * over plain JSON.
  */
 export function orderBySchema(schema: unknown, value: unknown): unknown {
-  const s = (schema ?? {}) as { properties?: Record<string, unknown>; items?: unknown; patternProperties?: Record<string, unknown>; additionalProperties?: unknown };
+  const s = (schema ?? {}) as {
+    properties?: Record<string, unknown>;
+    items?: unknown;
+    patternProperties?: Record<string, unknown>;
+    additionalProperties?: unknown;
+  };
   if (Array.isArray(value)) return value.map((item, i) => orderBySchema(Array.isArray(s.items) ? s.items[i] : s.items, item));
   if (value === null || typeof value !== 'object') return value;
   const object = value as Record<string, unknown>;
@@ -217,7 +227,16 @@ export function orderBySchema(schema: unknown, value: unknown): unknown {
  * space): the same text then reads the same in JSON, CSV and the PDF's standard fonts, and the
  * serialized analyses stay one-byte strings, which are cheaper to encode.
  */
-const TYPOGRAPHY: Record<string, string> = { '\u2018': "'", '\u2019': "'", '\u201C': '"', '\u201D': '"', '\u2013': '-', '\u2014': '-', '\u2026': '...', '\u00A0': ' ' };
+const TYPOGRAPHY: Record<string, string> = {
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201C': '"',
+  '\u201D': '"',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2026': '...',
+  '\u00A0': ' ',
+};
 
 export function plainTypography(text: string): string {
   return text.replace(/[\u2018\u2019\u201C\u201D\u2013\u2014\u2026\u00A0]/g, (ch) => TYPOGRAPHY[ch]);
@@ -246,13 +265,7 @@ function idOf(record: unknown): string | undefined {
 }
 
 /** Parses and validates a file with a list of records under listKey; undefined when unusable. */
-function parseListFile<F, R>(
-  file: SourceFile,
-  schema: TSchema,
-  listKey: string,
-  issues: Issues,
-  unusable?: UnusableIds,
-): ParsedFile<F, R> | undefined {
+function parseListFile<F, R>(file: SourceFile, schema: TSchema, listKey: string, issues: Issues, unusable?: UnusableIds): ParsedFile<F, R> | undefined {
   const raw = parseYaml(file, issues);
   if (raw === undefined) {
     unusable?.addUnreadableFile();

@@ -54,7 +54,11 @@ export function resolvedFramework(framework: StoredCustomFramework, registry: In
 }
 
 /** The facts of these of the account's frameworks (those still there), resolved. */
-async function factsOf(store: CustomFrameworkStore, registry: InheritanceRegistry, frameworks: readonly CustomFrameworkSummary[]): Promise<CustomFrameworkFacts[]> {
+async function factsOf(
+  store: CustomFrameworkStore,
+  registry: InheritanceRegistry,
+  frameworks: readonly CustomFrameworkSummary[],
+): Promise<CustomFrameworkFacts[]> {
   const facts: CustomFrameworkFacts[] = [];
   for (const summary of frameworks) {
     const cached = resolvedCache.get(versionKey(summary));
@@ -80,13 +84,32 @@ export async function customFrameworksOfTask(
 ): Promise<CustomFrameworksOfTask | undefined> {
   const own = await ownFrameworks(store, account);
   if (!own.length) return undefined;
-  return { codes: own.map((framework) => framework.code), frameworks: await factsOf(store, registry, own.filter((framework) => mayName(framework.code))) };
+  return {
+    codes: own.map((framework) => framework.code),
+    frameworks: await factsOf(
+      store,
+      registry,
+      own.filter((framework) => mayName(framework.code)),
+    ),
+  };
 }
 
 /** Adds the facts of `codes` to a task's custom frameworks (the request named them in a spelling the body scan missed). */
-export async function addFacts(store: CustomFrameworkStore, registry: InheritanceRegistry, account: Account, custom: CustomFrameworksOfTask, codes: readonly string[]): Promise<void> {
+export async function addFacts(
+  store: CustomFrameworkStore,
+  registry: InheritanceRegistry,
+  account: Account,
+  custom: CustomFrameworksOfTask,
+  codes: readonly string[],
+): Promise<void> {
   const own = await ownFrameworks(store, account);
-  custom.frameworks.push(...(await factsOf(store, registry, own.filter((framework) => codes.includes(framework.code)))));
+  custom.frameworks.push(
+    ...(await factsOf(
+      store,
+      registry,
+      own.filter((framework) => codes.includes(framework.code)),
+    )),
+  );
   custom.codes = own.map((framework) => framework.code);
 }
 

@@ -54,7 +54,8 @@ export function parseCsv(text: string): CsvRow[] {
         break;
       }
       const next = text[i];
-      if (next !== undefined && next !== delimiter && next !== '\n' && next !== '\r') throw new CsvSyntaxError(start, 'text follows a closing quote inside a field');
+      if (next !== undefined && next !== delimiter && next !== '\n' && next !== '\r')
+        throw new CsvSyntaxError(start, 'text follows a closing quote inside a field');
       continue;
     }
     if (char === delimiter) {

@@ -48,24 +48,40 @@ const CODE = new RegExp(CUSTOM_CODE_PATTERN);
  * the file names one too, both must agree. A PUT names the code in its path, and the current
  * version gives the name and description a file without them keeps (`current`).
  */
-export function defineFramework(draft: Draft, meta: FrameworkMeta, registry: ReferenceRegistry, current?: { code: string; name: string; description: string }): CustomFrameworkContent {
+export function defineFramework(
+  draft: Draft,
+  meta: FrameworkMeta,
+  registry: ReferenceRegistry,
+  current?: { code: string; name: string; description: string },
+): CustomFrameworkContent {
   const pathCode = current?.code;
   const { format } = draft;
   const field = (name: 'code' | 'name' | 'version'): string | undefined => {
     const fromFile = draft[name];
     const fromQuery = meta[name];
-    if (fromFile !== undefined && fromQuery !== undefined && fromFile !== fromQuery && !(name === 'code' && fromFile.toUpperCase() === fromQuery.toUpperCase())) {
+    if (
+      fromFile !== undefined &&
+      fromQuery !== undefined &&
+      fromFile !== fromQuery &&
+      !(name === 'code' && fromFile.toUpperCase() === fromQuery.toUpperCase())
+    ) {
       throw frameworkInvalid(format, draft.at(name), `${name} is ${JSON.stringify(fromFile)} in the file and ${JSON.stringify(fromQuery)} in the query`);
     }
     return fromFile ?? fromQuery;
   };
   let code = field('code');
   if (pathCode !== undefined) {
-    if (code !== undefined && code.toUpperCase() !== pathCode.toUpperCase()) throw frameworkInvalid(format, draft.at('code'), `code ${code} differs from the path's ${pathCode}`);
+    if (code !== undefined && code.toUpperCase() !== pathCode.toUpperCase())
+      throw frameworkInvalid(format, draft.at('code'), `code ${code} differs from the path's ${pathCode}`);
     code = pathCode;
   }
   if (code === undefined) throw frameworkInvalid(format, draft.at('code'), 'code is required: give it in the body, or as ?code= where the file has none');
-  if (!CODE.test(code)) throw frameworkInvalid(format, draft.at('code'), `code ${JSON.stringify(code)} must be 2–32 letters, digits, dots, hyphens or underscores, starting with a letter`);
+  if (!CODE.test(code))
+    throw frameworkInvalid(
+      format,
+      draft.at('code'),
+      `code ${JSON.stringify(code)} must be 2–32 letters, digits, dots, hyphens or underscores, starting with a letter`,
+    );
   const name = field('name') ?? current?.name;
   if (!name) throw frameworkInvalid(format, draft.at('name'), 'name is required: give it in the body, or as ?name= where the file has none');
   const version = field('version');
@@ -74,27 +90,47 @@ export function defineFramework(draft: Draft, meta: FrameworkMeta, registry: Ref
   const { controls } = draft;
   if (controls.length === 0) throw frameworkInvalid(format, undefined, 'the framework has no controls');
   if (controls.length > CUSTOM_FRAMEWORK_LIMITS.controlsPerFramework) {
-    throw frameworkInvalid(format, controls[CUSTOM_FRAMEWORK_LIMITS.controlsPerFramework].at('id'), `the framework has ${controls.length} controls; the limit is ${CUSTOM_FRAMEWORK_LIMITS.controlsPerFramework}`, {
-      limit: CUSTOM_FRAMEWORK_LIMITS.controlsPerFramework,
-    });
+    throw frameworkInvalid(
+      format,
+      controls[CUSTOM_FRAMEWORK_LIMITS.controlsPerFramework].at('id'),
+      `the framework has ${controls.length} controls; the limit is ${CUSTOM_FRAMEWORK_LIMITS.controlsPerFramework}`,
+      {
+        limit: CUSTOM_FRAMEWORK_LIMITS.controlsPerFramework,
+      },
+    );
   }
   const firstOfId = new Map<string, DraftControl>();
   for (const draftControl of controls) {
     const { control } = draftControl;
     const earlier = firstOfId.get(control.id);
-    if (earlier) throw frameworkInvalid(format, draftControl.at('id'), `control id ${control.id} is used twice (first at ${describe(earlier.at('id'))})`, { control_id: control.id });
+    if (earlier)
+      throw frameworkInvalid(format, draftControl.at('id'), `control id ${control.id} is used twice (first at ${describe(earlier.at('id'))})`, {
+        control_id: control.id,
+      });
     firstOfId.set(control.id, draftControl);
     checkReferences(format, draftControl, registry);
   }
-  return { code: code.toUpperCase(), name, version, description: draft.description ?? meta.description ?? current?.description ?? '', controls: controls.map((c) => c.control) };
+  return {
+    code: code.toUpperCase(),
+    name,
+    version,
+    description: draft.description ?? meta.description ?? current?.description ?? '',
+    controls: controls.map((c) => c.control),
+  };
 }
 
 /** Signals and built-in controls must exist; framework codes become the registry's canonical ones. */
 function checkReferences(format: CustomFrameworkFormat, draft: DraftControl, registry: ReferenceRegistry): void {
   const { control } = draft;
-  const fail = (field: 'signals' | 'corresponds_to', index: number, reason: string, limit?: number) => frameworkInvalid(format, draft.at(field, index), reason, { control_id: control.id, limit });
+  const fail = (field: 'signals' | 'corresponds_to', index: number, reason: string, limit?: number) =>
+    frameworkInvalid(format, draft.at(field, index), reason, { control_id: control.id, limit });
   if (control.signals.length > CUSTOM_FRAMEWORK_LIMITS.signalsPerControl) {
-    throw fail('signals', CUSTOM_FRAMEWORK_LIMITS.signalsPerControl, `control ${control.id} names ${control.signals.length} signals; the limit is ${CUSTOM_FRAMEWORK_LIMITS.signalsPerControl}`, CUSTOM_FRAMEWORK_LIMITS.signalsPerControl);
+    throw fail(
+      'signals',
+      CUSTOM_FRAMEWORK_LIMITS.signalsPerControl,
+      `control ${control.id} names ${control.signals.length} signals; the limit is ${CUSTOM_FRAMEWORK_LIMITS.signalsPerControl}`,
+      CUSTOM_FRAMEWORK_LIMITS.signalsPerControl,
+    );
   }
   if (control.corresponds_to.length > CUSTOM_FRAMEWORK_LIMITS.correspondencesPerControl) {
     throw fail(
@@ -144,10 +180,15 @@ export function checkedControl(format: CustomFrameworkFormat, input: Record<stri
   if (problem) {
     const [field, index] = problem.pointer.split('/').filter(Boolean);
     const id = typeof input.id === 'string' ? input.id : undefined;
-    throw frameworkInvalid(format, at(field ?? 'id', index === undefined || !/^\d+$/.test(index) ? undefined : Number(index)), `${problem.parameter} ${problem.reason}`, {
-      ...(id !== undefined && { control_id: id }),
-      ...(problem.limit !== undefined && { limit: problem.limit }),
-    });
+    throw frameworkInvalid(
+      format,
+      at(field ?? 'id', index === undefined || !/^\d+$/.test(index) ? undefined : Number(index)),
+      `${problem.parameter} ${problem.reason}`,
+      {
+        ...(id !== undefined && { control_id: id }),
+        ...(problem.limit !== undefined && { limit: problem.limit }),
+      },
+    );
   }
   return { control: controlOf(input as CustomControlInput), at };
 }

@@ -12,14 +12,24 @@ import type { InheritanceRegistry } from './inheritance.js';
 export type CustomControls = NonNullable<RenderExportTask['customControls']>;
 
 /** The controls of the custom frameworks an analysis assessed, for those still stored at the revision it used. */
-export async function customControlsOf(store: CustomFrameworkStore, registry: InheritanceRegistry, entry: AnalysisIndexEntry): Promise<CustomControls | undefined> {
+export async function customControlsOf(
+  store: CustomFrameworkStore,
+  registry: InheritanceRegistry,
+  entry: AnalysisIndexEntry,
+): Promise<CustomControls | undefined> {
   if (!entry.custom_frameworks?.length) return undefined;
   const controls: CustomControls = {};
   for (const { code, revision } of entry.custom_frameworks) {
     const framework = await store.get(entry.account, code);
     if (!framework || framework.revision !== revision) continue;
     const resolved = resolvedFramework(framework, registry);
-    controls[code] = framework.controls.map((control, i) => ({ id: control.id, title: control.title, category: control.category, mapped_signals: resolved.controls[i].mappings.length, evidence: control.evidence }));
+    controls[code] = framework.controls.map((control, i) => ({
+      id: control.id,
+      title: control.title,
+      category: control.category,
+      mapped_signals: resolved.controls[i].mappings.length,
+      evidence: control.evidence,
+    }));
   }
   return Object.keys(controls).length ? controls : undefined;
 }

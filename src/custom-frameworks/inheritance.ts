@@ -20,7 +20,10 @@ import type { StoredCustomFramework } from './model.js';
  * - intersects_with: partial, and the confidence is capped at 0.6, below the analyses' default
  *   min_confidence of 0.7: such evidence counts only where a request lowers min_confidence.
  */
-export const INHERITANCE_RULE: Record<CorrespondenceRelationship, { scale: number; cap: number; relationship: (r: MappingRelationship) => MappingRelationship }> = {
+export const INHERITANCE_RULE: Record<
+  CorrespondenceRelationship,
+  { scale: number; cap: number; relationship: (r: MappingRelationship) => MappingRelationship }
+> = {
   equal: { scale: 1, cap: 1, relationship: (r) => r },
   subset_of: { scale: 0.9, cap: 1, relationship: (r) => (r === 'primary' ? 'supporting' : r) },
   superset_of: { scale: 0.9, cap: 1, relationship: () => 'partial' },
@@ -30,7 +33,10 @@ export const INHERITANCE_RULE: Record<CorrespondenceRelationship, { scale: numbe
 /** The analyses' default min_confidence: below it a mapping does not count unless a request lowers it. */
 export const DEFAULT_MIN_CONFIDENCE = 0.7;
 
-export function inheritedMapping(through: CorrespondenceRelationship, mapping: { relationship: MappingRelationship; confidence: number }): { relationship: MappingRelationship; confidence: number } {
+export function inheritedMapping(
+  through: CorrespondenceRelationship,
+  mapping: { relationship: MappingRelationship; confidence: number },
+): { relationship: MappingRelationship; confidence: number } {
   const rule = INHERITANCE_RULE[through];
   return { relationship: rule.relationship(mapping.relationship), confidence: Math.round(Math.min(rule.cap, mapping.confidence * rule.scale) * 100) / 100 };
 }
@@ -38,7 +44,10 @@ export function inheritedMapping(through: CorrespondenceRelationship, mapping: {
 /** What resolution reads of the registry. */
 export interface InheritanceRegistry {
   signal(id: string): unknown;
-  control(framework: string, id: string): { mapped_signals: ReadonlyArray<{ signal_id: string; relationship: MappingRelationship; confidence: number }> } | undefined;
+  control(
+    framework: string,
+    id: string,
+  ): { mapped_signals: ReadonlyArray<{ signal_id: string; relationship: MappingRelationship; confidence: number }> } | undefined;
 }
 
 export interface ResolvedMapping {

@@ -45,6 +45,10 @@ export function controlOf(input: CustomControlInput): CustomControl {
       confidence: link.confidence ?? DEFAULT_SIGNAL_CONFIDENCE,
       rationale: link.rationale ?? '',
     })),
-    corresponds_to: (input.corresponds_to ?? []).map((target) => ({ framework: target.framework, control_id: target.control_id, relationship: target.relationship })),
+    corresponds_to: (input.corresponds_to ?? []).map((target) => ({
+      framework: target.framework,
+      control_id: target.control_id,
+      relationship: target.relationship,
+    })),
   };
 }

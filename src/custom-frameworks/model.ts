@@ -63,7 +63,12 @@ export interface StoredCustomFramework extends CustomFrameworkSummary {
 export type SourceLocation = { pointer: string } | { row: number; column: string; columnLetter: string };
 
 /** 400 framework_invalid: what is wrong, and where. */
-export function frameworkInvalid(format: CustomFrameworkFormat, at: SourceLocation | undefined, reason: string, extra: { control_id?: string; limit?: number } = {}): ApiError {
+export function frameworkInvalid(
+  format: CustomFrameworkFormat,
+  at: SourceLocation | undefined,
+  reason: string,
+  extra: { control_id?: string; limit?: number } = {},
+): ApiError {
   const details: Record<string, unknown> = { format };
   let location = 'the top level';
   if (at && 'pointer' in at) {

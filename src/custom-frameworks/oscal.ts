@@ -54,9 +54,11 @@ export function isOscalCatalog(value: unknown): value is { catalog: unknown } {
 
 export function readOscalCatalog(value: { catalog: unknown }): Draft {
   const catalog = value.catalog as { metadata?: { title?: unknown; version?: unknown; remarks?: unknown }; groups?: unknown; controls?: unknown };
-  if (typeof catalog !== 'object' || catalog === null || Array.isArray(catalog)) throw frameworkInvalid('oscal', { pointer: '/catalog' }, 'catalog must be an object');
+  if (typeof catalog !== 'object' || catalog === null || Array.isArray(catalog))
+    throw frameworkInvalid('oscal', { pointer: '/catalog' }, 'catalog must be an object');
   const metadata = catalog.metadata;
-  if (typeof metadata !== 'object' || metadata === null) throw frameworkInvalid('oscal', { pointer: '/catalog/metadata' }, 'catalog.metadata is required (OSCAL catalogs carry title and version there)');
+  if (typeof metadata !== 'object' || metadata === null)
+    throw frameworkInvalid('oscal', { pointer: '/catalog/metadata' }, 'catalog.metadata is required (OSCAL catalogs carry title and version there)');
   const controls: DraftControl[] = [];
   const params = new Map<string, OscalParam>();
 
@@ -148,7 +150,8 @@ function readControl(control: OscalControl, pointer: string, category: string, p
   };
   return checkedControl('oscal', input, (field, index) => {
     if (field === 'signals' && index !== undefined && signalProps[index] !== undefined) return { pointer: `${pointer}/props/${signalProps[index]}` };
-    if (field === 'corresponds_to' && index !== undefined && correspondenceProps[index] !== undefined) return { pointer: `${pointer}/props/${correspondenceProps[index]}` };
+    if (field === 'corresponds_to' && index !== undefined && correspondenceProps[index] !== undefined)
+      return { pointer: `${pointer}/props/${correspondenceProps[index]}` };
     if (field === 'id') return { pointer: label === undefined ? `${pointer}/id` : `${pointer}/props/${props.findIndex((prop) => prop.name === 'label')}` };
     if (field === 'title') return { pointer: `${pointer}/title` };
     return { pointer: `${pointer}/parts` };
@@ -178,7 +181,8 @@ const INSERT = /\{\{\s*insert:\s*param,\s*([^}\s]+)\s*\}\}/g;
 function withParams(prose: string, params: ReadonlyMap<string, OscalParam>): string {
   return prose.replace(INSERT, (_, id: string) => {
     const param = params.get(id);
-    if (param?.select?.choice?.length) return `[Selection${param.select['how-many'] === 'one-or-more' ? ' (one or more)' : ''}: ${param.select.choice.join('; ')}]`;
+    if (param?.select?.choice?.length)
+      return `[Selection${param.select['how-many'] === 'one-or-more' ? ' (one or more)' : ''}: ${param.select.choice.join('; ')}]`;
     return `[Assignment: ${param?.label ?? id}]`;
   });
 }

@@ -20,7 +20,16 @@ export async function readFrameworkBody(body: Buffer, contentType: string | unde
   if (type === XLSX_MEDIA_TYPE || body.subarray(0, 4).equals(ZIP_MAGIC)) return readXlsx(body);
   if (type === 'text/csv') return readCsv(body);
   // Octet streams: JSON when they start like JSON, else CSV.
-  if (type === 'application/octet-stream' && !/^\s*[[{]/.test(body.subarray(0, 64).toString('latin1').replace(/^\uFEFF|^ï»¿/, ''))) return readCsv(body);
+  if (
+    type === 'application/octet-stream' &&
+    !/^\s*[[{]/.test(
+      body
+        .subarray(0, 64)
+        .toString('latin1')
+        .replace(/^\uFEFF|^ï»¿/, ''),
+    )
+  )
+    return readCsv(body);
   const value = parseJsonBody(body);
   return isOscalCatalog(value) ? readOscalCatalog(value) : readJsonForm(value);
 }

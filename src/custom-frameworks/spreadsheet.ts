@@ -17,13 +17,23 @@ export interface SpreadsheetColumn {
 }
 
 export const SPREADSHEET_COLUMNS: readonly SpreadsheetColumn[] = [
-  { name: 'control_id', required: true, help: 'Control id, unique in the framework (letters, digits, space and . _ ( ) / : # + -, up to 100)', example: 'ACME-AC-01' },
+  {
+    name: 'control_id',
+    required: true,
+    help: 'Control id, unique in the framework (letters, digits, space and . _ ( ) / : # + -, up to 100)',
+    example: 'ACME-AC-01',
+  },
   { name: 'title', required: true, help: 'Control title (up to 500 characters)', example: 'Multi-factor authentication for administrators' },
   { name: 'description', required: false, help: 'What the control requires', example: 'Administrative access to production systems requires a second factor.' },
   { name: 'category', required: false, help: 'Control category or family (General when empty)', example: 'Access control' },
   { name: 'level', required: false, help: 'Level, baseline or tier, free text', example: 'High' },
   { name: 'guidance', required: false, help: 'How to meet the control', example: 'Enforce MFA in the identity provider for every administrator role.' },
-  { name: 'evidence', required: false, help: 'Evidence items an assessor asks for, separated by ; or line breaks', example: 'IdP MFA policy export; List of administrator accounts' },
+  {
+    name: 'evidence',
+    required: false,
+    help: 'Evidence items an assessor asks for, separated by ; or line breaks',
+    example: 'IdP MFA policy export; List of administrator accounts',
+  },
   {
     name: 'signals',
     required: false,
@@ -53,16 +63,24 @@ export function readRows(format: CustomFrameworkFormat, rows: readonly CsvRow[])
   const header = rows[0];
   const indexOf = new Map<string, number>();
   header.cells.forEach((cell, i) => {
-    const name = cell.trim().toLowerCase().replace(/[\s-]+/g, '_');
+    const name = cell
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_');
     if (name === '') return;
     const at = { row: header.row, column: cell.trim(), columnLetter: columnLetter(i) };
-    if (!COLUMN_NAMES.has(name)) throw frameworkInvalid(format, at, `${JSON.stringify(cell.trim())} is not a column of the template (${[...COLUMN_NAMES].join(', ')})`);
+    if (!COLUMN_NAMES.has(name))
+      throw frameworkInvalid(format, at, `${JSON.stringify(cell.trim())} is not a column of the template (${[...COLUMN_NAMES].join(', ')})`);
     if (indexOf.has(name)) throw frameworkInvalid(format, at, `column ${name} appears twice`);
     indexOf.set(name, i);
   });
   for (const column of SPREADSHEET_COLUMNS) {
     if (column.required && !indexOf.has(column.name)) {
-      throw frameworkInvalid(format, { row: header.row, column: column.name, columnLetter: columnLetter(header.cells.length) }, `the header row has no ${column.name} column`);
+      throw frameworkInvalid(
+        format,
+        { row: header.row, column: column.name, columnLetter: columnLetter(header.cells.length) },
+        `the header row has no ${column.name} column`,
+      );
     }
   }
   const controls: DraftControl[] = [];
@@ -88,7 +106,9 @@ export function readRows(format: CustomFrameworkFormat, rows: readonly CsvRow[])
       // The confidence may come without a relationship: "CSR-…-001 0.9".
       const [relationship, confidence] = second !== undefined && /^[\d.]+$/.test(second) && third === undefined ? [undefined, second] : [second, third];
       if (confidence !== undefined && !/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(confidence)) {
-        throw frameworkInvalid(format, at('signals'), `confidence ${JSON.stringify(confidence)} in "${entry}" must be a number from 0 to 1`, { control_id: input.id as string });
+        throw frameworkInvalid(format, at('signals'), `confidence ${JSON.stringify(confidence)} in "${entry}" must be a number from 0 to 1`, {
+          control_id: input.id as string,
+        });
       }
       return { signal_id, ...(relationship !== undefined && { relationship }), ...(confidence !== undefined && { confidence: Number(confidence) }) };
     });
@@ -96,12 +116,16 @@ export function readRows(format: CustomFrameworkFormat, rows: readonly CsvRow[])
       const words = entry.split(/\s+/);
       const relationship = words.length > 1 ? words.pop()! : '';
       if (!(CORRESPONDENCE_RELATIONSHIPS as readonly string[]).includes(relationship)) {
-        throw frameworkInvalid(format, at('corresponds_to'), `"${entry}" must end with its relationship: ${CORRESPONDENCE_RELATIONSHIPS.join(', ')}`, { control_id: input.id as string });
+        throw frameworkInvalid(format, at('corresponds_to'), `"${entry}" must end with its relationship: ${CORRESPONDENCE_RELATIONSHIPS.join(', ')}`, {
+          control_id: input.id as string,
+        });
       }
       const target = words.join(' ');
       const colon = target.indexOf(':');
       if (colon <= 0 || colon === target.length - 1) {
-        throw frameworkInvalid(format, at('corresponds_to'), `"${entry}" must name FRAMEWORK:CONTROL_ID before its relationship`, { control_id: input.id as string });
+        throw frameworkInvalid(format, at('corresponds_to'), `"${entry}" must name FRAMEWORK:CONTROL_ID before its relationship`, {
+          control_id: input.id as string,
+        });
       }
       return { framework: target.slice(0, colon), control_id: target.slice(colon + 1), relationship };
     });
@@ -188,7 +212,11 @@ export async function xlsxTemplate(example: TemplateExample = {}): Promise<Buffe
   const workbook = new ExcelJS.Workbook();
   workbook.creator = 'Compliance Signal Registry';
   const controls = workbook.addWorksheet('Controls', { views: [{ state: 'frozen', ySplit: 1 }] });
-  controls.columns = SPREADSHEET_COLUMNS.map((column) => ({ header: column.name, key: column.name, width: Math.max(14, Math.min(60, column.example.length + 4)) }));
+  controls.columns = SPREADSHEET_COLUMNS.map((column) => ({
+    header: column.name,
+    key: column.name,
+    width: Math.max(14, Math.min(60, column.example.length + 4)),
+  }));
   controls.getRow(1).font = { bold: true };
   controls.addRow(exampleRow(example));
   const readMe = workbook.addWorksheet('Read me');
@@ -200,6 +228,9 @@ export async function xlsxTemplate(example: TemplateExample = {}): Promise<Buffe
   readMe.getRow(1).font = { bold: true };
   for (const column of SPREADSHEET_COLUMNS) readMe.addRow({ name: column.name, required: column.required ? 'yes' : 'no', help: column.help });
   readMe.addRow({});
-  readMe.addRow({ name: 'Upload', help: 'POST /v1/frameworks?code=…&name=…&version=… with this file as the body (one control a row on the Controls sheet); PUT /v1/frameworks/{code}?version=… for a new version.' });
+  readMe.addRow({
+    name: 'Upload',
+    help: 'POST /v1/frameworks?code=…&name=…&version=… with this file as the body (one control a row on the Controls sheet); PUT /v1/frameworks/{code}?version=… for a new version.',
+  });
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }

@@ -104,7 +104,12 @@ function isOcsf(doc: Json): boolean {
 }
 
 function isTrivy(doc: Json): boolean {
-  if (isObject(doc)) return (doc.SchemaVersion !== undefined && (Array.isArray(doc.Results) || typeof doc.ArtifactName === 'string')) || typeof doc.ClusterName === 'string' || Array.isArray(doc.Resources);
+  if (isObject(doc))
+    return (
+      (doc.SchemaVersion !== undefined && (Array.isArray(doc.Results) || typeof doc.ArtifactName === 'string')) ||
+      typeof doc.ClusterName === 'string' ||
+      Array.isArray(doc.Resources)
+    );
   const first = firstObject(doc);
   return !!first && typeof first.Target === 'string' && ['Vulnerabilities', 'Misconfigurations', 'Secrets', 'Class'].some((key) => key in first);
 }
@@ -342,6 +347,8 @@ export const SCAN_READERS: Readonly<Record<ScanFormat, ScanReaderRow>> = {
 export const SCAN_MEDIA_TYPES: readonly string[] = [...new Set([...Object.values(SCAN_READERS).flatMap((row) => row.media_types), ...GENERIC_MEDIA_TYPES])];
 
 /** Elements every XML row leaves unread: parsing a file for detection skips them too. */
-export const XML_SKIPPED_ELEMENTS: readonly string[] = [...new Set(Object.values(SCAN_READERS).flatMap((row) => (row.syntax === 'xml' ? (row.skipped_elements ?? []) : [])))];
+export const XML_SKIPPED_ELEMENTS: readonly string[] = [
+  ...new Set(Object.values(SCAN_READERS).flatMap((row) => (row.syntax === 'xml' ? (row.skipped_elements ?? []) : []))),
+];
 
 export const SCAN_ROWS: ReadonlyArray<[ScanFormat, ScanReaderRow]> = Object.entries(SCAN_READERS) as Array<[ScanFormat, ScanReaderRow]>;

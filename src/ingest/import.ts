@@ -26,10 +26,14 @@ export interface ImportAnalysisTask extends ImportFindingsTask {
   createdAt: string;
   frameworks: string[];
   options: Partial<AnalysisOptions>;
+  /** The scope the analysis is filed under (docs/posture.md). */
+  scope?: string;
 }
 
 /** Errors cross the thread boundary as data, as the analysis's do. */
-export type ImportFindingsOutput = { ok: true; payload: Uint8Array } | { ok: false; error: { code: ErrorCode; details?: Record<string, unknown>; message: string } };
+export type ImportFindingsOutput =
+  | { ok: true; payload: Uint8Array }
+  | { ok: false; error: { code: ErrorCode; details?: Record<string, unknown>; message: string } };
 
 /** What the import adds to a response: the format detected and the formats looked at. */
 export interface ImportMeta {
@@ -128,5 +132,10 @@ export function importAnalysis(registry: Registry, task: ImportAnalysisTask): An
       ...(notRecognised && { not_recognised: notRecognised }),
     },
   };
-  return analyzeRequest(registry, task, () => ({ frameworks: task.frameworks, findings: result.findings, options: task.options }), importMeta);
+  return analyzeRequest(
+    registry,
+    task,
+    () => ({ frameworks: task.frameworks, findings: result.findings, options: task.options, ...(task.scope !== undefined && { scope: task.scope }) }),
+    importMeta,
+  );
 }

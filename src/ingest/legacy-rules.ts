@@ -260,7 +260,8 @@ export const PROWLER_V2_CHECKS: Readonly<Record<string, readonly string[]>> = {
   extra7197: ['cloudwatch_log_metric_filter_aws_organizations_changes'],
   extra7199: ['iam_no_expired_server_certificates_stored'],
   extra7200: ['s3_bucket_no_mfa_delete'],
-  extra7201: ['iam_role_cross_service_confused_deputy_prevention'],};
+  extra7201: ['iam_role_cross_service_confused_deputy_prevention'],
+};
 
 /** Prowler 3+ checks renamed or split upstream → their successors. */
 export const PROWLER_RENAMED_CHECKS: Readonly<Record<string, readonly string[]>> = {
@@ -308,7 +309,10 @@ function cis120Recommendation(id: string): string | null {
 
 /** A Prowler check's successors: a Prowler 2 id's Prowler 3 checks, each under its current name when it was renamed since. */
 function prowlerSuccessors(id: string): string[] {
-  const key = id.trim().toLowerCase().replace(/^prowler-/, '');
+  const key = id
+    .trim()
+    .toLowerCase()
+    .replace(/^prowler-/, '');
   const successors = [...(PROWLER_V2_CHECKS[key] ?? []), ...(PROWLER_RENAMED_CHECKS[key] ?? [])];
   return [...new Set(successors.flatMap((check) => PROWLER_RENAMED_CHECKS[check] ?? [check]))];
 }
@@ -338,8 +342,12 @@ export function equivalentRules(tool: string, ruleId: string): RuleRef[] {
 /** Every successor the tables name, for the test that keeps them in step with the registry. */
 export function allEquivalentRules(): RuleRef[] {
   return [
-    ...Object.keys(PROWLER_V2_CHECKS).flatMap(prowlerSuccessors).map((rule_id) => ({ tool: 'prowler', rule_id })),
-    ...Object.values(PROWLER_RENAMED_CHECKS).flat().map((rule_id) => ({ tool: 'prowler', rule_id })),
+    ...Object.keys(PROWLER_V2_CHECKS)
+      .flatMap(prowlerSuccessors)
+      .map((rule_id) => ({ tool: 'prowler', rule_id })),
+    ...Object.values(PROWLER_RENAMED_CHECKS)
+      .flat()
+      .map((rule_id) => ({ tool: 'prowler', rule_id })),
     ...Object.values(KUBESCAPE_TRIVY_CHECKS).map((rule_id) => ({ tool: 'trivy', rule_id })),
   ];
 }

@@ -53,7 +53,10 @@ const PASS_WORDS = new Set(['pass', 'passed', 'success', 'compliant', 'healthy']
  * knows which field says so.
  */
 export function outcomeFromStatus(word: string): ResultOutcome {
-  const key = word.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const key = word
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   if (FAIL_WORDS.has(key)) return 'fail';
   if (PASS_WORDS.has(key)) return 'pass';
   return 'other';

@@ -62,7 +62,9 @@ function syntaxOf(first: number): ScanSyntax {
 function parseJson(bytes: Uint8Array, format: ScanFormat | null): Json {
   const offset = nestingBeyond(bytes);
   if (offset >= 0) throw new ApiError('json_too_deep', { limit: MAX_JSON_DEPTH, offset });
-  const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').replace(/^\uFEFF/, '');
+  const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   try {
     return JSON.parse(source) as Json;
   } catch (error) {
@@ -72,7 +74,7 @@ function parseJson(bytes: Uint8Array, format: ScanFormat | null): Json {
         try {
           return JSON.parse(line) as Json;
         } catch (lineError) {
-          throw new ScanShapeError(format, { line: lineNumberOf(source, line, index) }, `is not valid JSON: ${(lineError as Error).message}`);
+          throw new ScanShapeError(format, { line: lineNumberOf(source, index) }, `is not valid JSON: ${(lineError as Error).message}`);
         }
       });
     }
@@ -84,7 +86,7 @@ function parseJson(bytes: Uint8Array, format: ScanFormat | null): Json {
   }
 }
 
-function lineNumberOf(source: string, line: string, nonEmptyIndex: number): number {
+function lineNumberOf(source: string, nonEmptyIndex: number): number {
   let seen = -1;
   const all = source.split(/\r?\n/);
   for (let i = 0; i < all.length; i++) {
@@ -97,7 +99,10 @@ function lineNumberOf(source: string, line: string, nonEmptyIndex: number): numb
 /** The header line's column names (trimmed, upper-cased, quotes dropped) with the delimiter it uses most. */
 function headerColumns(bytes: Uint8Array): Set<string> {
   const end = bytes.indexOf(0x0a);
-  const line = Buffer.from(bytes.buffer, bytes.byteOffset, end < 0 ? bytes.byteLength : end).toString('utf8').replace(/^\uFEFF/, '').trim();
+  const line = Buffer.from(bytes.buffer, bytes.byteOffset, end < 0 ? bytes.byteLength : end)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trim();
   const delimiter = [';', ',', '\t'].reduce((best, d) => (line.split(d).length > line.split(best).length ? d : best), ',');
   return new Set(line.split(delimiter).map((name) => name.trim().replace(/^"|"$/g, '').trim().toUpperCase()));
 }
@@ -170,7 +175,11 @@ function readNamed(bytes: Uint8Array, format: ScanFormat, first: number): ReadSc
 export function readScan(bytes: Uint8Array, choice: FormatChoice): ReadScan {
   const first = firstSignificantByte(bytes);
   if (choice !== 'auto') return readNamed(bytes, choice, first);
-  if (first < 0) throw new UnknownScanFormatError(SCAN_ROWS.map(([format]) => format), 'the body is empty');
+  if (first < 0)
+    throw new UnknownScanFormatError(
+      SCAN_ROWS.map(([format]) => format),
+      'the body is empty',
+    );
   const parsed = parse(bytes, syntaxOf(first), null);
   if (isEmptyJsonArray(parsed)) {
     throw new UnknownScanFormatError(

@@ -27,14 +27,21 @@ export interface ResolvedRule {
 /** Prowler check ids carry a `prowler-` (ASFF GeneratorId) or `prowler-<provider>-` prefix in some outputs. */
 function prowlerForms(id: string): string[] {
   const bare = id.trim().replace(/^prowler-/i, '');
-  const withoutProvider = bare.replace(/^(aws|azure|gcp|kubernetes|m365|microsoft365|github|oci|alibaba|googleworkspace|mongodbatlas|cloudflare|openstack)-/i, '');
+  const withoutProvider = bare.replace(
+    /^(aws|azure|gcp|kubernetes|m365|microsoft365|github|oci|alibaba|googleworkspace|mongodbatlas|cloudflare|openstack)-/i,
+    '',
+  );
   return [bare, withoutProvider];
 }
 
 /** Trivy policy namespaces and queries (builtin.kubernetes.KSV001, data.builtin.aws.s3.aws0089.deny): the id is the segment with digits. */
 function trivyForms(id: string): string[] {
   // A rule id has letters and at least three digits (aws0089, KSV001); a service name like s3 has not.
-  const segment = id.trim().split('.').filter((part) => /^[a-z]{2,}-?\d{3,}$/i.test(part)).pop();
+  const segment = id
+    .trim()
+    .split('.')
+    .filter((part) => /^[a-z]{2,}-?\d{3,}$/i.test(part))
+    .pop();
   return segment ? [segment] : [];
 }
 

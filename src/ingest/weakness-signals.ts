@@ -35,7 +35,12 @@ const SEVERE_VULNERABILITY = ['CSR-CIS-VULN-REMEDIATION-059'];
  * signal, and remediation deadlines when critical or high. An unknown severity adds nothing.
  */
 export function vulnerabilitySignals(kind: VulnerabilityKind | null | undefined, severity: Severity | null): readonly string[] {
-  return [VULNERABILITY_OPEN, ...FLAW_REMEDIATION, ...(kind ? SIGNALS_BY_KIND[kind] : []), ...(severity === 'critical' || severity === 'high' ? SEVERE_VULNERABILITY : [])];
+  return [
+    VULNERABILITY_OPEN,
+    ...FLAW_REMEDIATION,
+    ...(kind ? SIGNALS_BY_KIND[kind] : []),
+    ...(severity === 'critical' || severity === 'high' ? SEVERE_VULNERABILITY : []),
+  ];
 }
 
 /** The signal of a threat detection: active threat findings untriaged. */
@@ -62,8 +67,17 @@ const WEAKNESS_CLASSES: readonly WeaknessClass[] = [
   },
   {
     name: 'injection and unvalidated input',
-    cwes: [20, 22, 23, 35, 73, 74, 75, 77, 78, 79, 80, 88, 89, 90, 91, 93, 94, 95, 98, 113, 116, 117, 434, 470, 502, 564, 601, 611, 643, 776, 917, 918, 943, 1236, 1321, 1336],
-    signals: [VULNERABILITY_OPEN, 'CSR-HITRUST-DEV-INPUT-VALIDATION-117', 'CSR-FEDRAMP-DEV-INPUT-VALIDATION-393', 'CSR-CIS-DEV-SECURE-DESIGN-135', 'CSR-SOC2-DEV-INPUT-COMPLETENESS-040'],
+    cwes: [
+      20, 22, 23, 35, 73, 74, 75, 77, 78, 79, 80, 88, 89, 90, 91, 93, 94, 95, 98, 113, 116, 117, 434, 470, 502, 564, 601, 611, 643, 776, 917, 918, 943, 1236,
+      1321, 1336,
+    ],
+    signals: [
+      VULNERABILITY_OPEN,
+      'CSR-HITRUST-DEV-INPUT-VALIDATION-117',
+      'CSR-FEDRAMP-DEV-INPUT-VALIDATION-393',
+      'CSR-CIS-DEV-SECURE-DESIGN-135',
+      'CSR-SOC2-DEV-INPUT-COMPLETENESS-040',
+    ],
   },
   {
     name: 'memory safety and resource handling',
@@ -104,7 +118,14 @@ for (const weakness of WEAKNESS_CLASSES) for (const cwe of weakness.cwes) SIGNAL
 
 /** Every signal the table names, for the test that keeps it in step with the registry. */
 export const WEAKNESS_TABLE_SIGNALS: readonly string[] = [
-  ...new Set([VULNERABILITY_OPEN, THREAT_FINDING_OPEN, ...FLAW_REMEDIATION, ...Object.values(SIGNALS_BY_KIND).flat(), ...SEVERE_VULNERABILITY, ...WEAKNESS_CLASSES.flatMap((w) => w.signals)]),
+  ...new Set([
+    VULNERABILITY_OPEN,
+    THREAT_FINDING_OPEN,
+    ...FLAW_REMEDIATION,
+    ...Object.values(SIGNALS_BY_KIND).flat(),
+    ...SEVERE_VULNERABILITY,
+    ...WEAKNESS_CLASSES.flatMap((w) => w.signals),
+  ]),
 ];
 
 /** Every CWE the table covers. */

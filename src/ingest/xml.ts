@@ -54,9 +54,16 @@ function lineAt(source: string, index: number): number {
 
 export function parseXml(bytes: Uint8Array, format: ScanFormat | null, skipped: readonly string[] = []): XmlDocument {
   if (bytes.byteLength > MAX_XML_BYTES) throw new ScanShapeError(format, { line: 1 }, `is larger than the ${MAX_XML_BYTES} bytes an XML file may have`);
-  const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').replace(/^\uFEFF/, '');
+  const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   const declared = declarationAt(source);
-  if (declared >= 0) throw new ScanShapeError(format, { line: lineAt(source, declared) }, 'declares a DTD or an entity (<!DOCTYPE, <!ENTITY): refused, as XML scanner files have none and entities are not expanded');
+  if (declared >= 0)
+    throw new ScanShapeError(
+      format,
+      { line: lineAt(source, declared) },
+      'declares a DTD or an entity (<!DOCTYPE, <!ENTITY): refused, as XML scanner files have none and entities are not expanded',
+    );
   // The parser is lenient (an unclosed element ends the document quietly): a truncated file must not read as a shorter scan.
   const valid = XMLValidator.validate(source);
   if (valid !== true) throw new ScanShapeError(format, { line: valid.err.line }, `is not well-formed XML: ${valid.err.msg}`);

@@ -44,8 +44,20 @@ export const AnalysisOptionsInput = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * What a caller names the thing an analysis looks at (an account, a cluster, a product): analyses
+ * of one scope form its posture history (docs/posture.md). Printable text, no control characters.
+ */
+export const Scope = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+  description: 'The scope the analysis belongs to (an account, a cluster, a product): docs/posture.md',
+});
+
 const AnalysisRequestFields = {
   frameworks: Type.Array(Type.String(), { minItems: 1, description: 'Gap-analysis framework codes (or their aliases)' }),
+  scope: Type.Optional(Scope),
   // Absent options read as {}, which the defaults of each option then fill.
   options: Type.Optional(Type.Partial(AnalysisOptionsInput, { additionalProperties: false, default: {} })),
 };

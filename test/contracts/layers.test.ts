@@ -30,7 +30,10 @@ const DOMAIN_LAYERS = ['core', 'schemas', 'registry', 'gap', 'ingest', 'export',
 
 t.test('the source tree is read', async (t) => {
   t.ok(sources.length > 100, `${sources.length} files`);
-  t.ok(sources.some((s) => s.imports.some((i) => i.startsWith('http/'))), 'relative imports are resolved');
+  t.ok(
+    sources.some((s) => s.imports.some((i) => i.startsWith('http/'))),
+    'relative imports are resolved',
+  );
 });
 
 t.test('domain layers never import the HTTP layer or the handlers', async (t) => {

@@ -39,12 +39,20 @@ t.test('every figure meets its target', async (t) => {
   for (const check of report.checks) {
     if (check.pass || !check.shortfall) t.ok(check.pass, `${check.label}: ${check.value}${check.unit} (target ${check.target})`);
     // A documented shortfall (SHORTFALLS in registry/report.ts) holds its floor instead.
-    else t.ok(check.value >= check.shortfall.floor, `${check.label}: ${check.value}${check.unit}, short of ${check.target}, holds its floor ${check.shortfall.floor}${check.unit}`);
+    else
+      t.ok(
+        check.value >= check.shortfall.floor,
+        `${check.label}: ${check.value}${check.unit}, short of ${check.target}, holds its floor ${check.shortfall.floor}${check.unit}`,
+      );
   }
 });
 
 t.test('signals: domains, distinct text, documented categories', async (t) => {
-  t.same(report.signals.by_domain.filter((d) => d.signals === 0).map((d) => d.domain), [], 'every domain has signals');
+  t.same(
+    report.signals.by_domain.filter((d) => d.signals === 0).map((d) => d.domain),
+    [],
+    'every domain has signals',
+  );
   t.same(report.signals.duplicate_titles, [], 'no two signals share a title');
   t.same(report.signals.duplicate_descriptions, [], 'no two signals share a description');
   t.same(
@@ -72,10 +80,17 @@ t.test('mappings: rationale, provenance, real scanner rules', async (t) => {
 
 t.test('technical signals: one condition each, controls through judged objectives', async (t) => {
   t.ok(report.technical.with_tool_mappings >= TARGETS.signalsWithToolMappings, `${report.technical.with_tool_mappings} signals carry tool mappings`);
-  t.ok(report.technical.largest_twelve_share_pct < TARGETS.largestTwelveSharePct, `the 12 largest hold ${report.technical.largest_twelve_share_pct}% of tool mappings`, { largest: report.technical.largest });
+  t.ok(
+    report.technical.largest_twelve_share_pct < TARGETS.largestTwelveSharePct,
+    `the 12 largest hold ${report.technical.largest_twelve_share_pct}% of tool mappings`,
+    { largest: report.technical.largest },
+  );
   const prowler = report.claims.by_framework.filter((r) => r.tool === 'prowler');
   t.ok(prowler.reduce((n, r) => n + r.claimed, 0) > 5000, 'the Prowler claims are read from registry/facts and weighed');
-  t.ok(report.claims.rejected.every((r) => r.examples.length > 0), 'every group of rejected claims names examples');
+  t.ok(
+    report.claims.rejected.every((r) => r.examples.length > 0),
+    'every group of rejected claims names examples',
+  );
   t.equal(
     input.mappings.filter((m) => m.provenance.kind === 'scanner_rule').length,
     0,
@@ -94,12 +109,24 @@ t.test('the 1.0.0 misfire classes are gone', async (t) => {
   const kubeBench = input.model.toolMappings.filter((m) => m.tool_id === 'kube-bench');
   const alwaysAdmit = kubeBench.filter((m) => /alwaysadmit/i.test(m.rule_name));
   t.ok(alwaysAdmit.length > 20, 'kube-bench AlwaysAdmit rules are mapped');
-  const authorizationModeSignals = new Set(kubeBench.filter((m) => /authorization-mode/i.test(m.rule_name)).flatMap((m) => signalsOfRule('kube-bench', m.rule_id)));
-  t.same(alwaysAdmit.flatMap((m) => signalsOfRule('kube-bench', m.rule_id)).filter((s) => authorizationModeSignals.has(s)), [], 'AlwaysAdmit rules do not share a signal with authorization-mode rules');
+  const authorizationModeSignals = new Set(
+    kubeBench.filter((m) => /authorization-mode/i.test(m.rule_name)).flatMap((m) => signalsOfRule('kube-bench', m.rule_id)),
+  );
+  t.same(
+    alwaysAdmit.flatMap((m) => signalsOfRule('kube-bench', m.rule_id)).filter((s) => authorizationModeSignals.has(s)),
+    [],
+    'AlwaysAdmit rules do not share a signal with authorization-mode rules',
+  );
   const pki = kubeBench.filter((m) => /pki/i.test(m.rule_name) && /permission|ownership/i.test(m.rule_name));
   t.ok(pki.length > 20, 'PKI file permission checks are mapped');
-  const tlsSignals = new Set(kubeBench.filter((m) => /tls-cert-file|client-cert-auth/i.test(m.rule_name)).flatMap((m) => signalsOfRule('kube-bench', m.rule_id)));
-  t.same(pki.flatMap((m) => signalsOfRule('kube-bench', m.rule_id)).filter((s) => tlsSignals.has(s)), [], 'PKI permission checks do not share a signal with TLS checks');
+  const tlsSignals = new Set(
+    kubeBench.filter((m) => /tls-cert-file|client-cert-auth/i.test(m.rule_name)).flatMap((m) => signalsOfRule('kube-bench', m.rule_id)),
+  );
+  t.same(
+    pki.flatMap((m) => signalsOfRule('kube-bench', m.rule_id)).filter((s) => tlsSignals.has(s)),
+    [],
+    'PKI permission checks do not share a signal with TLS checks',
+  );
   const ksv1 = signalsOfRule('trivy', 'KSV-0001');
   t.equal(ksv1.length, 1, 'KSV-0001 maps to one signal');
   t.notOk(/ZONE|AVAILAB/.test(ksv1[0]), `KSV-0001 is not a single-zone signal (${ksv1[0]})`);
@@ -146,11 +173,18 @@ t.test('a mapping without rationale or provenance fails the gate', async (t) => 
 
 t.test('a tool mapping to a rule id that the tool does not have fails the gate', async (t) => {
   const [file, ...others] = input.parsed.toolMappingFiles;
-  const fake = { file: file.file, path: '/mappings/999999', value: { rule_id: 'not_a_real_rule_0000', rule_name: 'invented', template: file.records[0].value.template, confidence: 'LOW' as const } };
+  const fake = {
+    file: file.file,
+    path: '/mappings/999999',
+    value: { rule_id: 'not_a_real_rule_0000', rule_name: 'invented', template: file.records[0].value.template, confidence: 'LOW' as const },
+  };
   const broken: ReportInput = { ...input, parsed: { ...input.parsed, toolMappingFiles: [{ ...file, records: [...file.records, fake] }, ...others] } };
   const r = computeReport(broken);
   t.ok(failed(r).includes('tools.unknown_rule_ids'), 'unknown rule id is reported');
-  t.ok(r.tools.by_tool.some((tool) => tool.unknown_rule_ids.includes('not_a_real_rule_0000')), 'and listed under its tool');
+  t.ok(
+    r.tools.by_tool.some((tool) => tool.unknown_rule_ids.includes('not_a_real_rule_0000')),
+    'and listed under its tool',
+  );
 });
 
 t.test('duplicated signal text and a signal drop below target fail the gate', async (t) => {

@@ -21,7 +21,11 @@ t.test('the rule, mapping by mapping', async (t) => {
   t.same(inheritedMapping('subset_of', { relationship: 'partial', confidence: 0.58 }), { relationship: 'partial', confidence: 0.52 });
   t.same(inheritedMapping('superset_of', primary), { relationship: 'partial', confidence: 0.81 }, 'superset_of: partial, × 0.9');
   t.same(inheritedMapping('intersects_with', primary), { relationship: 'partial', confidence: 0.6 }, 'intersects_with: partial, capped at 0.6');
-  t.same(inheritedMapping('intersects_with', { relationship: 'partial', confidence: 0.55 }), { relationship: 'partial', confidence: 0.55 }, 'a cap, not a floor');
+  t.same(
+    inheritedMapping('intersects_with', { relationship: 'partial', confidence: 0.55 }),
+    { relationship: 'partial', confidence: 0.55 },
+    'a cap, not a floor',
+  );
   for (const relationship of CORRESPONDENCE_RELATIONSHIPS) {
     t.ok(inheritedMapping(relationship, { relationship: 'primary', confidence: 1 }).confidence <= 1, `${relationship}: within 0–1`);
   }
@@ -46,11 +50,32 @@ t.test('docs/custom-frameworks.md states the rule the code applies', async (t) =
   }
 });
 
-const control = (over: Partial<CustomControl>): CustomControl => ({ id: 'X-1', title: 'x', description: '', category: 'General', level: null, guidance: '', evidence: [], signals: [], corresponds_to: [], ...over });
+const control = (over: Partial<CustomControl>): CustomControl => ({
+  id: 'X-1',
+  title: 'x',
+  description: '',
+  category: 'General',
+  level: null,
+  guidance: '',
+  evidence: [],
+  signals: [],
+  corresponds_to: [],
+  ...over,
+});
 
 const builtIn: Record<string, ReturnType<InheritanceRegistry['control']>> = {
-  'A:1': { mapped_signals: [{ signal_id: 'S-1', relationship: 'primary', confidence: 0.9 }, { signal_id: 'S-2', relationship: 'supporting', confidence: 0.7 }] },
-  'B:1': { mapped_signals: [{ signal_id: 'S-1', relationship: 'supporting', confidence: 0.7 }, { signal_id: 'S-3', relationship: 'partial', confidence: 0.58 }] },
+  'A:1': {
+    mapped_signals: [
+      { signal_id: 'S-1', relationship: 'primary', confidence: 0.9 },
+      { signal_id: 'S-2', relationship: 'supporting', confidence: 0.7 },
+    ],
+  },
+  'B:1': {
+    mapped_signals: [
+      { signal_id: 'S-1', relationship: 'supporting', confidence: 0.7 },
+      { signal_id: 'S-3', relationship: 'partial', confidence: 0.58 },
+    ],
+  },
 };
 const registry: InheritanceRegistry = {
   signal: (id) => (['S-1', 'S-2', 'S-3'].includes(id) ? { id } : undefined),
@@ -62,7 +87,10 @@ t.test('resolution: strongest path, direct wins, unknown references listed', asy
     {
       controls: [
         control({
-          signals: [{ signal_id: 'S-3', relationship: 'supporting', confidence: 0.75, rationale: '' }, { signal_id: 'S-GONE', relationship: 'primary', confidence: 0.8, rationale: '' }],
+          signals: [
+            { signal_id: 'S-3', relationship: 'supporting', confidence: 0.75, rationale: '' },
+            { signal_id: 'S-GONE', relationship: 'primary', confidence: 0.8, rationale: '' },
+          ],
           corresponds_to: [
             { framework: 'A', control_id: '1', relationship: 'subset_of' },
             { framework: 'B', control_id: '1', relationship: 'equal' },
@@ -73,10 +101,14 @@ t.test('resolution: strongest path, direct wins, unknown references listed', asy
     },
     registry,
   );
-  t.same(resolved.mappings, [
-    { signal_id: 'S-1', relationship: 'supporting', confidence: 0.81, via: { framework: 'A', control_id: '1', relationship: 'subset_of' } },
-    { signal_id: 'S-2', relationship: 'supporting', confidence: 0.63, via: { framework: 'A', control_id: '1', relationship: 'subset_of' } },
-    { signal_id: 'S-3', relationship: 'supporting', confidence: 0.75 },
-  ], 'S-1 by its stronger path (0.81 through A over 0.7 through B), S-3 direct over inherited, in signal id order');
+  t.same(
+    resolved.mappings,
+    [
+      { signal_id: 'S-1', relationship: 'supporting', confidence: 0.81, via: { framework: 'A', control_id: '1', relationship: 'subset_of' } },
+      { signal_id: 'S-2', relationship: 'supporting', confidence: 0.63, via: { framework: 'A', control_id: '1', relationship: 'subset_of' } },
+      { signal_id: 'S-3', relationship: 'supporting', confidence: 0.75 },
+    ],
+    'S-1 by its stronger path (0.81 through A over 0.7 through B), S-3 direct over inherited, in signal id order',
+  );
   t.same(resolved.unknown, ['C:9', 'S-GONE']);
 });

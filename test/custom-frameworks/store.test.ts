@@ -58,14 +58,24 @@ function contract(t: Test, name: string, open: () => Promise<[Stores, Stores]>) 
     t.same(await store.create(framework('rival', 'ACME-ISP'), 3), { created: true }, 'codes are per account');
     await store.create(framework('acme', 'B-2'), 3);
     await store.create(framework('acme', 'A-1'), 3);
-    t.same(await store.create(framework('acme', 'C-3'), 3), { created: false, reason: 'limit', count: 3 }, 'the limit counts the account\'s own');
-    t.same((await store.list('acme')).map((f) => f.code), ['A-1', 'ACME-ISP', 'B-2'], 'by code');
+    t.same(await store.create(framework('acme', 'C-3'), 3), { created: false, reason: 'limit', count: 3 }, "the limit counts the account's own");
+    t.same(
+      (await store.list('acme')).map((f) => f.code),
+      ['A-1', 'ACME-ISP', 'B-2'],
+      'by code',
+    );
     t.same((await store.list('acme'))[1], summaryOf(acme), 'summaries without controls');
 
     const next = { ...framework('acme', 'ACME-ISP', '2026-11-02T00:00:00.000Z', 1), version: '2', created_at: 'ignored' };
     const stored = await store.replace(next);
     t.match(stored, { revision: 2, version: '2', control_count: 1, created_at: acme.created_at, updated_at: '2026-11-02T00:00:00.000Z' });
-    t.same(stored!.versions.map((v) => [v.revision, v.version, v.created_at]), [[1, '1', acme.created_at], [2, '2', '2026-11-02T00:00:00.000Z']]);
+    t.same(
+      stored!.versions.map((v) => [v.revision, v.version, v.created_at]),
+      [
+        [1, '1', acme.created_at],
+        [2, '2', '2026-11-02T00:00:00.000Z'],
+      ],
+    );
     t.same(await b.customFrameworks.get('acme', 'ACME-ISP'), stored, 'the new version, through the other handle');
     t.equal(await store.replace(framework('acme', 'NOPE')), undefined, 'replace never creates');
 
@@ -102,7 +112,11 @@ function contract(t: Test, name: string, open: () => Promise<[Stores, Stores]>) 
     };
     await a.analyses.save(entry, Buffer.from('{"data":{}}'));
     t.same((await b.analyses.get(entry.id, 'acme', new Date('2026-11-02T00:00:00Z'))).entry, entry);
-    t.same((await b.analyses.list('acme', { framework: 'ACME-ISP', offset: 0, limit: 10 }, new Date('2026-11-02T00:00:00Z'))).items, [entry], 'the list filters by a custom code');
+    t.same(
+      (await b.analyses.list('acme', { framework: 'ACME-ISP', offset: 0, limit: 10 }, new Date('2026-11-02T00:00:00Z'))).items,
+      [entry],
+      'the list filters by a custom code',
+    );
   });
 }
 

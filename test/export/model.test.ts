@@ -25,10 +25,28 @@ function storedAnalysis(options: Record<string, unknown> = {}): Buffer {
 const defaults = { include_remediation: true, include_evidence: false };
 
 t.test('formula neutralisation', async (t) => {
-  for (const hostile of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', HOSTILE_IDS.hyperlink]) t.equal(neutralizeFormula(hostile), `'${hostile}`, JSON.stringify(hostile));
-  const moreHostile = ['\n=1+1', '\nplain', '\r\n=1', ' =1+1', '   +1', ' -1', '  @SUM(A1)', '\u00a0=1', '\u3000=1', '＝1+1', '＋1', '－1', '＠SUM(A1)', '  ＝1', '\t=1'];
+  for (const hostile of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', HOSTILE_IDS.hyperlink])
+    t.equal(neutralizeFormula(hostile), `'${hostile}`, JSON.stringify(hostile));
+  const moreHostile = [
+    '\n=1+1',
+    '\nplain',
+    '\r\n=1',
+    ' =1+1',
+    '   +1',
+    ' -1',
+    '  @SUM(A1)',
+    '\u00a0=1',
+    '\u3000=1',
+    '＝1+1',
+    '＋1',
+    '－1',
+    '＠SUM(A1)',
+    '  ＝1',
+    '\t=1',
+  ];
   for (const hostile of moreHostile) t.equal(neutralizeFormula(hostile), `'${hostile}`, JSON.stringify(hostile));
-  for (const plain of ['abc', '', '1-2', 'a=b', "'quoted", 'CSR-GEN-001', ' a=b', '  ', 'a\n=b', '1 = 1', 'a＝b', ' 1-2']) t.equal(neutralizeFormula(plain), plain, JSON.stringify(plain));
+  for (const plain of ['abc', '', '1-2', 'a=b', "'quoted", 'CSR-GEN-001', ' a=b', '  ', 'a\n=b', '1 = 1', 'a＝b', ' 1-2'])
+    t.equal(neutralizeFormula(plain), plain, JSON.stringify(plain));
 });
 
 t.test('text for the pdf fonts', async (t) => {
@@ -54,10 +72,16 @@ t.test('rows: one per assessed control, gaps first, options as columns', async (
   t.match(gap.remediation, { priority: String, priority_rank: Number, effort: String, guidance: String, steps: Array });
   t.equal(rows.find((r) => r.status === 'compliant')!.remediation, null, 'a compliant control has no remediation');
   t.notOk('evidence' in gap, 'no evidence unless asked');
-  t.ok(rows.some((r) => r.finding_ids.includes(HOSTILE_IDS.hyperlink)), 'the row model keeps ids as written; writers escape');
+  t.ok(
+    rows.some((r) => r.finding_ids.includes(HOSTILE_IDS.hyperlink)),
+    'the row model keeps ids as written; writers escape',
+  );
 
   const lean = [...controlRows(exportView(stored, { include_remediation: false, include_evidence: true }, registryEvidence(testRegistry())))];
-  t.notOk(lean.some((r) => 'remediation' in r), 'include_remediation=false drops remediation');
+  t.notOk(
+    lean.some((r) => 'remediation' in r),
+    'include_remediation=false drops remediation',
+  );
   t.same(lean[0].evidence, testRegistry().control(lean[0].framework, lean[0].control_id)!.evidence, 'evidence from the registry lookup');
 });
 
@@ -93,7 +117,10 @@ t.test('a framework filter narrows and re-pools the summary', async (t) => {
 t.test('gaps by urgency: priority rank, then non-compliant first', async (t) => {
   const view = exportView(parseStoredAnalysis(storedAnalysis()), defaults);
   const ordered = gapsByUrgency(view);
-  t.equal(ordered.length, view.frameworks.reduce((sum, code) => sum + view.data.by_framework[code].gaps.length, 0));
+  t.equal(
+    ordered.length,
+    view.frameworks.reduce((sum, code) => sum + view.data.by_framework[code].gaps.length, 0),
+  );
   for (let i = 1; i < ordered.length; i++) {
     t.ok(ordered[i - 1].gap.remediation!.priority_rank <= ordered[i].gap.remediation!.priority_rank, `rank ${i}`);
   }
@@ -106,23 +133,43 @@ t.test('json: stored bytes pass through unparsed when the options change nothing
   for await (const chunk of jsonExport(payload, header, defaults)) chunks.push(chunk);
   const bytes = Buffer.concat(chunks);
   t.equal(bytes.toString(), `{"export":${JSON.stringify(header)},${payload.subarray(1).toString()}`, 'header + the stored bytes');
-  t.ok(chunks.every((c) => c.length <= STREAM_CHUNK_BYTES * 2), 'bounded chunks');
+  t.ok(
+    chunks.every((c) => c.length <= STREAM_CHUNK_BYTES * 2),
+    'bounded chunks',
+  );
 
   const filtered = JSON.parse((await collect(jsonExport(payload, header, { ...defaults, include_remediation: false, frameworks: ['HIPAA'] }))).toString());
   t.same(Object.keys(filtered.data.by_framework), ['HIPAA']);
-  t.notOk(filtered.data.by_framework.HIPAA.gaps.some((g: { remediation?: unknown }) => g.remediation), 'remediation dropped');
-  t.notOk(filtered.data.frameworks[0].gaps.some((g: { remediation?: unknown }) => g.remediation), 'in both variants');
+  t.notOk(
+    filtered.data.by_framework.HIPAA.gaps.some((g: { remediation?: unknown }) => g.remediation),
+    'remediation dropped',
+  );
+  t.notOk(
+    filtered.data.frameworks[0].gaps.some((g: { remediation?: unknown }) => g.remediation),
+    'in both variants',
+  );
 });
 
 t.test('csv: streamed in bounded chunks, parseable, escaped', async (t) => {
   const view = exportView(parseStoredAnalysis(storedAnalysis()), defaults);
   const chunks: Buffer[] = [];
   for await (const chunk of csvExport(view)) chunks.push(chunk);
-  const longestRow = Math.max(...Buffer.concat(chunks).toString().split('\r\n').map((line) => Buffer.byteLength(line) + 2));
-  t.ok(chunks.every((c) => c.length < STREAM_CHUNK_BYTES + longestRow), 'no chunk exceeds the target by more than a row');
+  const longestRow = Math.max(
+    ...Buffer.concat(chunks)
+      .toString()
+      .split('\r\n')
+      .map((line) => Buffer.byteLength(line) + 2),
+  );
+  t.ok(
+    chunks.every((c) => c.length < STREAM_CHUNK_BYTES + longestRow),
+    'no chunk exceeds the target by more than a row',
+  );
   const [header, ...rows] = await parseCsv(Buffer.concat(chunks).toString());
   t.equal(rows.length, [...controlRows(view)].length);
-  t.ok(rows.some((row) => row[header.indexOf('finding_ids')] === `'${HOSTILE_IDS.sum}`), '+SUM neutralised');
+  t.ok(
+    rows.some((row) => row[header.indexOf('finding_ids')] === `'${HOSTILE_IDS.sum}`),
+    '+SUM neutralised',
+  );
 
   // Stopping early (a client gone) ends the pipeline without an error.
   for await (const chunk of csvExport(view)) {

@@ -9,7 +9,6 @@ t.teardown(async () => {
   await registry.close();
   await service.close();
 });
-const api = client(service, await service.key('enterprise'));
 const community = client(service, await service.key('community'));
 const frameworks = registry.frameworks();
 const codes = frameworks.map((f) => f.code);

@@ -24,9 +24,14 @@ t.test('the table has one row per format of the API, in detection order', async 
   for (const [format, row] of SCAN_ROWS) {
     t.ok(row.label.length > 0, `${format} has a label`);
     t.ok(row.media_types.length > 0, `${format} names its media types`);
-    for (const route of scannerImportRoutes) t.ok(row.media_types.every((type) => route.accepts?.includes(type)), `${format}: ${route.path} accepts its media types`);
+    for (const route of scannerImportRoutes)
+      t.ok(
+        row.media_types.every((type) => route.accepts?.includes(type)),
+        `${format}: ${route.path} accepts its media types`,
+      );
   }
-  for (const route of scannerImportRoutes) for (const generic of GENERIC_MEDIA_TYPES) t.ok(route.accepts?.includes(generic), `${route.path} accepts ${generic}`);
+  for (const route of scannerImportRoutes)
+    for (const generic of GENERIC_MEDIA_TYPES) t.ok(route.accepts?.includes(generic), `${route.path} accepts ${generic}`);
 });
 
 t.test('every row has a real-shaped fixture that auto detects as that format and that holds results', async (t) => {

@@ -39,10 +39,13 @@ t.test('GuardDuty: the finding type is the rule, in native JSON and in ASFF; arc
     ['Backdoor:EC2/C&CActivity.B!DNS', 'fail', 'ACTIVE', 'high'],
     ['Discovery:IAMUser/AnomalousBehavior', 'accepted', 'ARCHIVED', 'medium'],
   ]);
-  t.same(native.results.map((r) => [r.resource, r.threat, r.severity_score]), [
-    ['i-0a1b2c3d4e5f60718', true, 80],
-    ['payroll-ci', true, 50],
-  ]);
+  t.same(
+    native.results.map((r) => [r.resource, r.threat, r.severity_score]),
+    [
+      ['i-0a1b2c3d4e5f60718', true, 80],
+      ['payroll-ci', true, 50],
+    ],
+  );
   const asff = read('guardduty.asff.json');
   t.same([asff.format, asff.tool], ['asff', 'aws-guardduty']);
   t.same(
@@ -74,11 +77,14 @@ t.test('Security Command Center: category as rule, muted accepted, threats and v
     ['Persistence: IAM Anomalous Grant', 'fail', 'ACTIVE', 'high'],
     ['OS_VULNERABILITY', 'accepted', 'ACTIVE (muted)', 'critical'],
   ]);
-  t.same(scan.results.map((r) => [r.threat, r.cve]), [
-    [false, null],
-    [true, null],
-    [false, 'CVE-2026-33100'],
-  ]);
+  t.same(
+    scan.results.map((r) => [r.threat, r.cve]),
+    [
+      [false, null],
+      [true, null],
+      [false, 'CVE-2026-33100'],
+    ],
+  );
 });
 
 t.test('Defender for Cloud recommendations CSV: states, CRLF lines, quoted fields with line breaks', async (t) => {
@@ -140,7 +146,11 @@ t.test('InSpec / HDF: a result per control with Heimdall statuses, tags.nist as 
     ['iam-root-mfa', 'pass', 'Passed', 'critical'],
     ['cloudtrail-log-file-validation', 'other', 'Not Applicable', 'info'],
   ]);
-  t.same(scan.results.map((r) => r.nist_controls), [['AC-6'], ['IA-2(1)'], ['AU-9']], 'Rev_4 is not a control');
+  t.same(
+    scan.results.map((r) => r.nist_controls),
+    [['AC-6'], ['IA-2(1)'], ['AU-9']],
+    'Rev_4 is not a control',
+  );
   t.equal(scan.results[0].resource, '111122223333');
 });
 

@@ -26,7 +26,10 @@ t.test('KICS: one result per query and place; the CWE KICS gives; secret queries
     ['487f4be7-3fd9-4506-a07a-eae252180c08', 'fail', 'RedundantAttribute', 'high'],
     ['568a4d22-3517-44a6-a7ad-6a7eed88722c', 'fail', 'MissingAttribute', 'medium'],
   ]);
-  t.same(scan.results.map((r) => r.cwe), [['CWE-798'], []]);
+  t.same(
+    scan.results.map((r) => r.cwe),
+    [['CWE-798'], []],
+  );
   t.equal(scan.results[0].resource_type, 'aws_db_instance');
 });
 
@@ -121,8 +124,11 @@ t.test('Kubescape: a failure excepted by the user passes with sub-status w/excep
   doc.results[0].controls[0].status = { status: 'passed', subStatus: 'w/exceptions' };
   doc.results[0].controls[1].status = { status: 'passed', subStatus: 'irrelevant' };
   const scan = readScan(Buffer.from(JSON.stringify(doc)), 'kubescape');
-  t.same(scan.results.slice(0, 2).map((r) => [r.rule_id, r.outcome, r.raw_status]), [
-    ['C-0016', 'accepted', 'passed (w/exceptions)'],
-    ['C-0017', 'other', 'passed (irrelevant)'],
-  ]);
+  t.same(
+    scan.results.slice(0, 2).map((r) => [r.rule_id, r.outcome, r.raw_status]),
+    [
+      ['C-0016', 'accepted', 'passed (w/exceptions)'],
+      ['C-0017', 'other', 'passed (irrelevant)'],
+    ],
+  );
 });

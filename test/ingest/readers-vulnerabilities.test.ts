@@ -3,7 +3,8 @@ import { readScan } from '../../src/ingest/read.js';
 import { fixture } from './helpers.js';
 
 const read = (name: string) => readScan(fixture(name), 'auto');
-const vulnerabilities = (name: string) => read(name).results.map((r) => [r.rule_id, r.outcome, r.severity, r.severity_score, r.cve, r.vulnerability_kind ?? null]);
+const vulnerabilities = (name: string) =>
+  read(name).results.map((r) => [r.rule_id, r.outcome, r.severity, r.severity_score, r.cve, r.vulnerability_kind ?? null]);
 
 t.test("Grype: the tool's own severity before the highest CVSS, OS packages and dependencies told apart", async (t) => {
   const scan = read('grype.json');
@@ -36,14 +37,16 @@ t.test("Nessus XML: a result per item, Nessus's severity, CVEs as host vulnerabi
     ['187315', 'fail', 'medium', 59, 'CVE-2023-48795', 'host'],
     ['51192', 'fail', 'medium', 65, null, null],
   ]);
-  t.same(scan.results.map((r) => r.resource), ['batch-1.payroll.internal', 'batch-1.payroll.internal:22/tcp', 'batch-1.payroll.internal:443/tcp']);
+  t.same(
+    scan.results.map((r) => r.resource),
+    ['batch-1.payroll.internal', 'batch-1.payroll.internal:22/tcp', 'batch-1.payroll.internal:443/tcp'],
+  );
   t.equal(scan.results[2].rule_title, 'SSL Certificate Cannot Be Trusted & Is Self-Signed');
   t.same(scan.results[2].cwe, ['CWE-295']);
   t.equal(scan.results[1].observed_at, '2026-11-20T06:58:12.000Z', 'HOST_END, read as UTC');
 });
 
 t.test('SARIF vulnerabilities: CVE ids in rule ids with a suffix and GHSA ids in tags; the severity tag before the level', async (t) => {
-  const scan = read('vulnerabilities.sarif');
   t.same(vulnerabilities('vulnerabilities.sarif'), [
     ['CVE-2018-14618/curl', 'fail', 'critical', null, 'CVE-2018-14618', null],
     // level "error" would say high: the tool tags the rule MEDIUM.

@@ -26,30 +26,42 @@ t.test('Prowler ASFF: GeneratorId with the prowler- prefix, one result per resou
   const { read, rows } = brief('prowler-asff.json');
   t.equal(read.format, 'prowler-asff');
   t.equal(read.tool_version, '3.11.0');
-  t.same(rows.map((r) => r.slice(1, 3)), [
-    ['prowler-s3_bucket_default_encryption', 'fail'],
-    ['prowler-s3_bucket_default_encryption', 'pass'],
-    ['prowler-iam_root_mfa_enabled', 'pass'],
-  ]);
+  t.same(
+    rows.map((r) => r.slice(1, 3)),
+    [
+      ['prowler-s3_bucket_default_encryption', 'fail'],
+      ['prowler-s3_bucket_default_encryption', 'pass'],
+      ['prowler-iam_root_mfa_enabled', 'pass'],
+    ],
+  );
 });
 
 t.test('Prowler CSV: semicolons, quoted fields with quotes and line breaks, MUTED column', async (t) => {
   const { read, rows } = brief('prowler.csv');
   t.equal(read.format, 'prowler-csv');
   t.equal(read.tool_version, '4.6.0');
-  t.same(rows.map((r) => r.slice(1, 4)), [
-    ['s3_bucket_default_encryption', 'fail', 'FAIL'],
-    ['iam_root_mfa_enabled', 'pass', 'PASS'],
-    ['cloudtrail_multi_region_enabled', 'accepted', 'FAIL (muted)'],
-    ['account_maintain_current_contact_details', 'other', 'MANUAL'],
-  ]);
+  t.same(
+    rows.map((r) => r.slice(1, 4)),
+    [
+      ['s3_bucket_default_encryption', 'fail', 'FAIL'],
+      ['iam_root_mfa_enabled', 'pass', 'PASS'],
+      ['cloudtrail_multi_region_enabled', 'accepted', 'FAIL (muted)'],
+      ['account_maintain_current_contact_details', 'other', 'MANUAL'],
+    ],
+  );
   t.equal(read.results[0].observed_at, '2026-11-20T08:15:00.000Z');
 });
 
 t.test('Prowler native JSON (v3)', async (t) => {
   const { read, rows } = brief('prowler-native.json');
   t.equal(read.format, 'prowler-native');
-  t.same(rows.map((r) => r.slice(1, 3)), [['s3_bucket_default_encryption', 'fail'], ['iam_root_mfa_enabled', 'pass']]);
+  t.same(
+    rows.map((r) => r.slice(1, 3)),
+    [
+      ['s3_bucket_default_encryption', 'fail'],
+      ['iam_root_mfa_enabled', 'pass'],
+    ],
+  );
   t.equal(read.results[1].resource, '111122223333', 'an empty ARN falls back to the resource id');
 });
 
@@ -64,7 +76,10 @@ t.test('Security Hub ASFF: consolidated, per-standard and legacy ids, suppressed
     ['aws-security-hub', 'IAM.6', 'accepted', 'FAILED (suppressed)', 'critical'],
     ['aws-inspector', 'CVE-2026-10001', 'fail', 'NEW', 'high'],
   ]);
-  t.same(read.results.slice(0, 2).map((r) => r.resource), ['arn:aws:ec2:eu-west-1:111122223333:security-group/sg-01', 'arn:aws:ec2:eu-west-1:111122223333:security-group/sg-02']);
+  t.same(
+    read.results.slice(0, 2).map((r) => r.resource),
+    ['arn:aws:ec2:eu-west-1:111122223333:security-group/sg-01', 'arn:aws:ec2:eu-west-1:111122223333:security-group/sg-02'],
+  );
   t.equal(read.results[5].cve, 'CVE-2026-10001');
   t.equal(read.results[0].severity_score, 70);
 });
@@ -106,13 +121,16 @@ t.test('Checkov: a list of reports, passed/failed/skipped, an empty report', asy
   const { read, rows } = brief('checkov.json');
   t.equal(read.format, 'checkov');
   t.equal(read.tool_version, '3.2.300');
-  t.same(rows.map((r) => r.slice(1, 4)), [
-    ['CKV_AWS_20', 'fail', 'FAILED'],
-    ['CKV_AWS_999', 'fail', 'FAILED'],
-    ['CKV_AWS_19', 'pass', 'PASSED'],
-    ['CKV_AWS_41', 'other', 'SKIPPED'],
-    ['CKV_DOCKER_2', 'fail', 'FAILED'],
-  ]);
+  t.same(
+    rows.map((r) => r.slice(1, 4)),
+    [
+      ['CKV_AWS_20', 'fail', 'FAILED'],
+      ['CKV_AWS_999', 'fail', 'FAILED'],
+      ['CKV_AWS_19', 'pass', 'PASSED'],
+      ['CKV_AWS_41', 'other', 'SKIPPED'],
+      ['CKV_DOCKER_2', 'fail', 'FAILED'],
+    ],
+  );
   t.equal(read.results[0].resource, '/s3.tf:aws_s3_bucket.payroll');
 });
 
@@ -138,23 +156,32 @@ t.test('Trivy report: every misconfiguration id form, vulnerabilities, secrets',
 
 t.test('Trivy Kubernetes Resources[] layout: workload names, advisory ids that are not CVEs', async (t) => {
   const { read } = brief('trivy-k8s.json');
-  t.same(read.results.map((r) => [r.rule_id, r.resource, r.cve]), [
-    ['KSV001', 'default/Deployment/web Deployment/web', null],
-    ['TEMP-0841856-B18BAF', 'default/Deployment/web registry.example/web:1.4.2 (debian 12.5) libtiny@1.2', 'TEMP-0841856-B18BAF'],
-  ]);
+  t.same(
+    read.results.map((r) => [r.rule_id, r.resource, r.cve]),
+    [
+      ['KSV001', 'default/Deployment/web Deployment/web', null],
+      ['TEMP-0841856-B18BAF', 'default/Deployment/web registry.example/web:1.4.2 (debian 12.5) libtiny@1.2', 'TEMP-0841856-B18BAF'],
+    ],
+  );
 });
 
 t.test('kube-bench: object and array layouts, the benchmark version in the rule id, other versions as fallbacks', async (t) => {
   const object = brief('kube-bench.json');
   t.equal(object.read.format, 'kube-bench');
-  t.same(object.rows.map((r) => r.slice(1, 4)), [
-    ['1.6/1.1.1', 'fail', 'FAIL'],
-    ['1.6/1.1.2', 'pass', 'PASS'],
-    ['1.16/2.1', 'other', 'WARN'],
-  ]);
+  t.same(
+    object.rows.map((r) => r.slice(1, 4)),
+    [
+      ['1.6/1.1.1', 'fail', 'FAIL'],
+      ['1.6/1.1.2', 'pass', 'PASS'],
+      ['1.16/2.1', 'other', 'WARN'],
+    ],
+  );
   t.same(object.read.results[2].rule_alternates, ['1.6/2.1']);
   const array = brief('kube-bench-array.json');
-  t.same(array.rows.map((r) => r.slice(1, 3)), [['cis-1.20/4.2.1', 'fail']]);
+  t.same(
+    array.rows.map((r) => r.slice(1, 3)),
+    [['cis-1.20/4.2.1', 'fail']],
+  );
 });
 
 t.test('a named format reads a file that auto would also detect, and says it considered only that one', async (t) => {

@@ -44,7 +44,11 @@ t.test('same conditions under other ids and tools (legacy-rules.ts)', async (t) 
     // Security Hub CIS 1.2.0: the RuleId, the per-standard path, the ruleset ARN → Prowler's checks of the same recommendation.
     ['aws-security-hub', '1.13', ['prowler:iam_root_mfa_enabled']],
     ['aws-security-hub', 'cis-aws-foundations-benchmark/v/1.2.0/2.1', ['prowler:cloudtrail_multi_region_enabled']],
-    ['aws-security-hub', 'arn:aws:securityhub:::ruleset/cis-aws-foundations-benchmark/v/1.2.0/rule/1.3', ['prowler:iam_user_accesskey_unused', 'prowler:iam_user_console_access_unused']],
+    [
+      'aws-security-hub',
+      'arn:aws:securityhub:::ruleset/cis-aws-foundations-benchmark/v/1.2.0/rule/1.3',
+      ['prowler:iam_user_accesskey_unused', 'prowler:iam_user_console_access_unused'],
+    ],
     ['prowler', 'check113', ['prowler:iam_root_mfa_enabled']],
     ['prowler', 'extra792', ['prowler:elb_insecure_ssl_ciphers', 'prowler:elbv2_insecure_ssl_ciphers']],
     // Split upstream: one old id, several successors.
@@ -59,9 +63,17 @@ t.test('same conditions under other ids and tools (legacy-rules.ts)', async (t) 
     t.ok(resolved?.equivalent, `${tool} ${id} resolves through an equivalent`);
     if (successors.length) t.same(resolved?.rule_id.split(' '), successors, `${tool} ${id}`);
   }
-  t.equal(resolveToolRule(registry, 'kubescape', 'CIS-5.2.2')?.rule_id.startsWith('kube-bench:'), true, 'a Kubescape CIS control is a kube-bench recommendation');
+  t.equal(
+    resolveToolRule(registry, 'kubescape', 'CIS-5.2.2')?.rule_id.startsWith('kube-bench:'),
+    true,
+    'a Kubescape CIS control is a kube-bench recommendation',
+  );
   t.equal(resolveToolRule(registry, 'tfsec', 'aws-s3-block-public-acls')?.rule_id, 'trivy:AWS-0086', "tfsec's long ids are Trivy's aliases");
-  t.equal(resolveToolRule(registry, 'aws-security-hub', 'cis-aws-foundations-benchmark/v/1.4.0/1.13'), null, 'CIS 1.4.0 numbers other recommendations: not read as 1.2.0');
+  t.equal(
+    resolveToolRule(registry, 'aws-security-hub', 'cis-aws-foundations-benchmark/v/1.4.0/1.13'),
+    null,
+    'CIS 1.4.0 numbers other recommendations: not read as 1.2.0',
+  );
   t.equal(resolveToolRule(registry, 'kubescape', 'C-0076'), null);
 });
 
@@ -74,6 +86,9 @@ t.test('every successor the tables name is a rule its tool publishes (registry/s
     }
     const ids = published.get(ref.tool)!;
     const forms = ruleIdCandidates(ref.tool, ref.rule_id).map((id) => id.toLowerCase());
-    t.ok(forms.some((id) => ids.has(id) || ids.has(id.replace(/^([a-z]+)(\d+)$/, (_, p: string, n: string) => `${p}-${n.padStart(4, '0')}`))), `${ref.tool} ${ref.rule_id}`);
+    t.ok(
+      forms.some((id) => ids.has(id) || ids.has(id.replace(/^([a-z]+)(\d+)$/, (_, p: string, n: string) => `${p}-${n.padStart(4, '0')}`))),
+      `${ref.tool} ${ref.rule_id}`,
+    );
   }
 });

@@ -1,5 +1,12 @@
 import t from 'tap';
-import { cweFromRuleWords, threatSignals, vulnerabilitySignals, WEAKNESS_TABLE_CWES, WEAKNESS_TABLE_SIGNALS, weaknessSignals } from '../../src/ingest/weakness-signals.js';
+import {
+  cweFromRuleWords,
+  threatSignals,
+  vulnerabilitySignals,
+  WEAKNESS_TABLE_CWES,
+  WEAKNESS_TABLE_SIGNALS,
+  weaknessSignals,
+} from '../../src/ingest/weakness-signals.js';
 import { testRegistry } from '../helpers/findings.js';
 
 /** CWE Top 25, 2023 and 2024 lists together. */
@@ -23,7 +30,11 @@ t.test('vulnerabilities by kind and severity, never on the threat-detection sign
   t.same(vulnerabilitySignals('host', 'low'), [...base, 'CSR-CIS-VULN-OS-PATCHING-055']);
   t.same(vulnerabilitySignals(null, null), base, 'an unknown kind and severity: the signals every vulnerability reaches');
   for (const kind of ['os-package', 'dependency', 'image', 'host', null] as const) {
-    for (const severity of ['critical', 'high', 'medium', 'low', 'info', null] as const) t.notOk(vulnerabilitySignals(kind, severity).some((s) => threatSignals().includes(s)), `${kind} ${severity}`);
+    for (const severity of ['critical', 'high', 'medium', 'low', 'info', null] as const)
+      t.notOk(
+        vulnerabilitySignals(kind, severity).some((s) => threatSignals().includes(s)),
+        `${kind} ${severity}`,
+      );
   }
 });
 

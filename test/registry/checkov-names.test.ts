@@ -4,11 +4,16 @@ import { join } from 'node:path';
 import { CHECKOV_NAME_CORRECTIONS, checkovName, looksCut } from '../../registry/generate/checkov-names.js';
 import { projectRoot } from '../../src/paths.js';
 
-const facts = JSON.parse(readFileSync(join(projectRoot, 'registry', 'facts', 'checkov.json'), 'utf8')) as { checks: Array<[string, string, string, string[], string]> };
+const facts = JSON.parse(readFileSync(join(projectRoot, 'registry', 'facts', 'checkov.json'), 'utf8')) as {
+  checks: Array<[string, string, string, string[], string]>;
+};
 const nameOf = new Map(facts.checks.map((row) => [row[0], row[4]]));
 
 t.test('no Checkov name in the facts is cut short', async (t) => {
-  t.same(facts.checks.filter((row) => looksCut(row[4])).map((row) => `${row[0]} '${row[4]}'`), []);
+  t.same(
+    facts.checks.filter((row) => looksCut(row[4])).map((row) => `${row[0]} '${row[4]}'`),
+    [],
+  );
   t.notOk([...nameOf.values()].includes('Ensure that'), 'no check is named "Ensure that"');
 });
 
@@ -18,7 +23,14 @@ t.test('the facts carry every correction', async (t) => {
 });
 
 t.test('the cut guard and the correction rule', async (t) => {
-  for (const cut of ['Ensure that ', 'Ensure that', 'GKE Don', 'Ensure IAM policies that allow full \\', 'Ensure that operation objects have ', 'Ensure that APT isn'])
+  for (const cut of [
+    'Ensure that ',
+    'Ensure that',
+    'GKE Don',
+    'Ensure IAM policies that allow full \\',
+    'Ensure that operation objects have ',
+    'Ensure that APT isn',
+  ])
     t.ok(looksCut(cut), `cut: ${cut}`);
   for (const whole of ["Ensure that APT isn't used", 'Ensure App Service is set to be always on', 'OCI IAM password policy - must contain lower case'])
     t.notOk(looksCut(whole), `whole: ${whole}`);

@@ -25,7 +25,10 @@ const cases: Array<[string, string]> = [
   ['undeclared-category', `${SIGNAL}/category category ACCESS is not declared in the HIPAA domain header (categories: AUDIT, CRYPTO, IDENTITY)`],
   ['duplicate-title', `${SIGNAL}/title title is not unique: 'CSR-HIPAA-CRYPTO-DATA-AT-REST-002' has the same title`],
   ['duplicate-id', `${SIGNAL}/id duplicate signal id 'CSR-HIPAA-AUDIT-LOG-REVIEW-001' (first defined at signals/HIPAA.yaml /signals/0)`],
-  ['duplicate-template', `finding-templates/HIPAA.yaml: /templates/2/id duplicate finding template id 'FT-HIPAA-AUDIT-LOG-REVIEW-001-001' (first defined at finding-templates/HIPAA.yaml /templates/0)`],
+  [
+    'duplicate-template',
+    `finding-templates/HIPAA.yaml: /templates/2/id duplicate finding template id 'FT-HIPAA-AUDIT-LOG-REVIEW-001-001' (first defined at finding-templates/HIPAA.yaml /templates/0)`,
+  ],
 ];
 
 t.test('the valid fixture compiles', async (t) => {
@@ -56,7 +59,9 @@ t.test('a YAML syntax error names the line', async (t) => {
 t.test('a bad artifact type id is reported, with the references it breaks', async (t) => {
   const errors = await compileErrors(fixtureSources(t, 'bad-artifact-id'), tempDir(t));
   t.ok(
-    errors.includes(`artifact-types.yaml: /artifact_types/1/id artifact type id 'cloud.storage.object-bucket' must be <category>.<subcategory>.<name> (lower case, dot separated)`),
+    errors.includes(
+      `artifact-types.yaml: /artifact_types/1/id artifact type id 'cloud.storage.object-bucket' must be <category>.<subcategory>.<name> (lower case, dot separated)`,
+    ),
     errors.join('\n'),
   );
   t.ok(errors.some((e) => e.startsWith('signals/HIPAA.yaml: /signals/1/detection/artifact_types/0 ')));

@@ -64,21 +64,31 @@ t.test('Rev 4 rows reach FedRAMP only, as partial', async (t) => {
 t.test('equal rows give partial mappings below the threshold; existing mappings are not duplicated', async (t) => {
   t.same(derived('CSR-HIPAA-CRYPTO-DATA-AT-REST-002'), ['ISO27001 A.8.24 partial 0.64']);
   const csf = registry.mappingsOfSignal('CSR-HIPAA-CRYPTO-DATA-AT-REST-002', 'NISTCSF');
-  t.same(csf.map((m) => [m.control_id, m.derived]), [['PR.DS-01', false]], 'the authored mapping wins over the HIPAA__NISTCSF row');
+  t.same(
+    csf.map((m) => [m.control_id, m.derived]),
+    [['PR.DS-01', false]],
+    'the authored mapping wins over the HIPAA__NISTCSF row',
+  );
 });
 
 t.test('only primary mappings of confidence >= 0.8 are starting points', async (t) => {
   t.same(derived('CSR-GEN-ACCESS-MFA-ENFORCED-001'), [], 'no rows start from its controls');
-  t.ok(registry.mappings().items.filter((m) => m.derived).every((m) => m.confidence >= 0.5 && m.confidence < 0.7));
+  t.ok(
+    registry
+      .mappings()
+      .items.filter((m) => m.derived)
+      .every((m) => m.confidence >= 0.5 && m.confidence < 0.7),
+  );
 });
 
 t.test('control crosswalk records from rows and from shared signals', async (t) => {
   const pair = (a: string, b: string) =>
-    registry.controlCrosswalks(a, b).items.map((c) => `${c.control_a.control_id}~${c.control_b.control_id} ${c.relationship} ${c.strength} [${c.basis.join(',')}] (${c.shared_signals.join(',')})`);
-  t.same(pair('NISTCSF', 'ISO27001'), [
-    'PR.DS-01~A.8.24 equivalent 0.95 [NISTCSF__ISO27001] ()',
-    'DE.CM-09~A.8.15 related 0.8 [NISTCSF__ISO27001] ()',
-  ]);
+    registry
+      .controlCrosswalks(a, b)
+      .items.map(
+        (c) => `${c.control_a.control_id}~${c.control_b.control_id} ${c.relationship} ${c.strength} [${c.basis.join(',')}] (${c.shared_signals.join(',')})`,
+      );
+  t.same(pair('NISTCSF', 'ISO27001'), ['PR.DS-01~A.8.24 equivalent 0.95 [NISTCSF__ISO27001] ()', 'DE.CM-09~A.8.15 related 0.8 [NISTCSF__ISO27001] ()']);
   t.same(pair('CMMC', 'FEDRAMP'), ['AC.L2-3.1.1~AC-2 partial 0.5 [CMMC__NIST80053R4] ()']);
   t.same(pair('HIPAA', 'FEDRAMP'), ['164.312(b)~AU-6 partial 0.6 [HIPAA__NIST80053R5] ()']);
   t.same(pair('HIPAA', 'NIST80053R5'), ['164.312(b)~AU-2 partial 0.6 [HIPAA__NIST80053R5] ()', '164.312(b)~AU-6 partial 0.6 [HIPAA__NIST80053R5] ()']);

@@ -14,7 +14,11 @@ t.test('an id that falls back below the one before it gets its trailing zero bac
   const ids = ['2.6', '3.1', '3.9', '3.1', '3.1', '3.11', '4.8', '4.1', '4.11', '13.9', '13.1', '14.1'];
   const { ids: restored, restored: rows } = restoreCollapsedIds(ids, catalog);
   t.same(restored, ['2.6', '3.1', '3.9', '3.10', '3.10', '3.11', '4.8', '4.10', '4.11', '13.9', '13.10', '14.1']);
-  t.same(rows.map((r) => r.row), [3, 4, 7, 10], 'the 3.1 that follows 2.6 is safeguard 3.1 and stays');
+  t.same(
+    rows.map((r) => r.row),
+    [3, 4, 7, 10],
+    'the 3.1 that follows 2.6 is safeguard 3.1 and stays',
+  );
   t.same(restoreCollapsedIds(['1.1', '5.1', '3.1'], catalog).ids, ['1.1', '5.1', '3.1'], 'no widened id fits the order: left for the order check');
   t.same(outOfOrder(['1.1', '5.1', '3.1']), [2]);
 });
@@ -23,13 +27,24 @@ t.test('CIS ids in every crosswalk are catalog safeguards in CIS order, none dec
   let checked = 0;
   for (const name of readdirSync(join(sources, 'crosswalks')).filter((n) => n.endsWith('.yaml'))) {
     const doc = read<CrosswalkFile>(`crosswalks/${name}`);
-    for (const [side, column] of [['framework_a', 0], ['framework_b', 1]] as const) {
+    for (const [side, column] of [
+      ['framework_a', 0],
+      ['framework_b', 1],
+    ] as const) {
       if (doc[side] !== 'CIS') continue;
       const ids = doc.rows.map((row) => row[column]);
       checked += ids.length;
-      t.same(ids.filter((id) => typeof id !== 'string' || !catalog.has(id)), [], `${name}: every CIS id is a catalog safeguard`);
+      t.same(
+        ids.filter((id) => typeof id !== 'string' || !catalog.has(id)),
+        [],
+        `${name}: every CIS id is a catalog safeguard`,
+      );
       // The publisher lists safeguards in catalog order; a collapsed 3.10 shows as "3.1" after "3.9".
-      t.same(outOfOrder(ids).map((i) => `row ${i}: ${ids[i - 1]} then ${ids[i]}`), [], `${name}: CIS ids in CIS order`);
+      t.same(
+        outOfOrder(ids).map((i) => `row ${i}: ${ids[i - 1]} then ${ids[i]}`),
+        [],
+        `${name}: CIS ids in CIS order`,
+      );
       t.same(restoreCollapsedIds(ids, catalog).restored, [], `${name}: no decimal-collapsed id`);
     }
   }

@@ -46,7 +46,13 @@ const needsBuild = { skip: compiled ? false : 'registry/sources do not compile' 
 
 t.test('frameworks and catalogs', needsBuild, async (t) => {
   t.equal(registry.frameworks().length, 15, '15 frameworks');
-  t.same(registry.frameworks().filter((f) => f.gap_analysis).map((f) => f.code), [...GAP_FRAMEWORK_CODES]);
+  t.same(
+    registry
+      .frameworks()
+      .filter((f) => f.gap_analysis)
+      .map((f) => f.code),
+    [...GAP_FRAMEWORK_CODES],
+  );
   for (const [code, size] of Object.entries(CATALOG_SIZES)) {
     t.equal(registry.framework(code)?.control_count, size, `${code} has ${size} controls`);
     t.equal(registry.controls(code).length, size, `${code} controls listing`);
@@ -72,7 +78,11 @@ t.test('signals: sizes, ids, primary mappings', needsBuild, async (t) => {
   const technical = (id: string) => registry.signal(id)!.domain === 'GEN' && registry.signal(id)!.tags.includes('technical');
   const noPrimary = ids.filter((id) => !technical(id) && !registry.mappingsOfSignal(id).some((m) => m.relationship === 'primary' && !m.derived));
   t.same(noPrimary, [], 'every signal written by people has a primary mapping');
-  t.same(ids.filter((id) => technical(id) && registry.mappingsOfSignal(id).length === 0), [], 'every technical signal has mappings');
+  t.same(
+    ids.filter((id) => technical(id) && registry.mappingsOfSignal(id).length === 0),
+    [],
+    'every technical signal has mappings',
+  );
   const titles = new Set(ids.map((id) => registry.signal(id)!.title.toLowerCase()));
   t.equal(titles.size, ids.length, 'signal titles are unique');
 });
@@ -120,12 +130,21 @@ t.test('artifact types, templates, tools, tool mappings', needsBuild, async (t) 
 
 t.test('derived data is in bounds', needsBuild, async (t) => {
   const derived = registry.mappings().items.filter((m) => m.derived);
-  t.ok(derived.every((m) => m.confidence >= 0.5 && m.confidence <= 0.8), 'derived confidences within 0.5..0.8');
+  t.ok(
+    derived.every((m) => m.confidence >= 0.5 && m.confidence <= 0.8),
+    'derived confidences within 0.5..0.8',
+  );
   const crosswalk = derived.filter((m) => m.provenance.kind === 'crosswalk');
-  t.ok(crosswalk.every((m) => m.provenance.source && m.provenance.via), 'crosswalk derivations name their file and row');
+  t.ok(
+    crosswalk.every((m) => m.provenance.source && m.provenance.via),
+    'crosswalk derivations name their file and row',
+  );
   // The rest are the topic controls inherited by technical signals no tool claims anything for (2.0.0).
   const inherited = derived.filter((m) => m.provenance.kind !== 'crosswalk');
-  t.ok(inherited.every((m) => m.provenance.kind === 'expert' && m.confidence <= 0.7 && registry.signal(m.signal_id)!.tags.includes('technical')), 'inherited topic controls: expert, at most 0.7, technical signals only');
+  t.ok(
+    inherited.every((m) => m.provenance.kind === 'expert' && m.confidence <= 0.7 && registry.signal(m.signal_id)!.tags.includes('technical')),
+    'inherited topic controls: expert, at most 0.7, technical signals only',
+  );
   const { overlaps, stats } = registry.crosswalkOverlaps();
   t.equal(overlaps.length, 55, 'every pair of the 11 gap-analysis frameworks');
   t.equal(stats.frameworks_analyzed, 11);
@@ -147,6 +166,12 @@ t.test('remediation steps of real gaps: fixes first, one re-scan check last, at 
     const checks = steps.filter((s) => /^Re-run the/.test(s));
     return steps.length > MAX_REMEDIATION_STEPS || checks.length > 1 || (checks.length === 1 && steps.at(-1) !== VERIFICATION_STEP_TEXT);
   });
-  t.same(misplaced.map((g) => `${g.framework} ${g.control.id}`), []);
-  t.ok(gaps.every((g) => g.remediation!.steps.length > 0), 'every gap has at least one step');
+  t.same(
+    misplaced.map((g) => `${g.framework} ${g.control.id}`),
+    [],
+  );
+  t.ok(
+    gaps.every((g) => g.remediation!.steps.length > 0),
+    'every gap has at least one step',
+  );
 });

@@ -19,30 +19,52 @@ function gapsOf(checks: string[]): Map<string, Set<string>> {
     if (!resolved) throw new Error(`${check} does not resolve`);
     return { id: `f${i}`, signal_id: resolved.mappings[0].finding_template.signal_id, status: 'open', observed_at: '2026-11-20T10:00:00Z' };
   });
-  const out = analyze(registry, { body: new TextEncoder().encode(JSON.stringify({ frameworks: FRAMEWORKS, findings })), tier: 'enterprise', id: 'scan-chain', createdAt: '2026-11-23T00:00:00Z' });
+  const out = analyze(registry, {
+    body: new TextEncoder().encode(JSON.stringify({ frameworks: FRAMEWORKS, findings })),
+    tier: 'enterprise',
+    id: 'scan-chain',
+    createdAt: '2026-11-23T00:00:00Z',
+  });
   if (!out.ok) throw new Error('the analysis did not run');
   const result = JSON.parse(new TextDecoder().decode(out.payload)) as {
     data: { by_framework: Record<string, { gaps: Array<{ control: { id: string }; findings: Array<{ signal_id: string }> }> }> };
   };
   const bySignal = new Map<string, Set<string>>();
   for (const [framework, f] of Object.entries(result.data.by_framework)) {
-    for (const gap of f.gaps) for (const finding of gap.findings) (bySignal.get(finding.signal_id) ?? bySignal.set(finding.signal_id, new Set()).get(finding.signal_id)!).add(`${framework} ${gap.control.id}`);
+    for (const gap of f.gaps)
+      for (const finding of gap.findings)
+        (bySignal.get(finding.signal_id) ?? bySignal.set(finding.signal_id, new Set()).get(finding.signal_id)!).add(`${framework} ${gap.control.id}`);
   }
   return bySignal;
 }
 
 t.test('every gap comes through a judged objective link of the failing signal', async (t) => {
-  const checks = ['s3_bucket_default_encryption', 'cloudtrail_multi_region_enabled', 'iam_root_mfa_enabled', 'rds_instance_storage_encrypted', 'ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22'];
+  const checks = [
+    's3_bucket_default_encryption',
+    'cloudtrail_multi_region_enabled',
+    'iam_root_mfa_enabled',
+    'rds_instance_storage_encrypted',
+    'ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22',
+  ];
   const gaps = gapsOf(checks);
   t.equal(gaps.size, checks.length, 'each failing check opens gaps');
   for (const [signal, controls] of gaps) {
     const judged = new Set(
       registry
         .mappingsOfSignal(signal)
-        .filter((m) => m.confidence >= 0.7 && m.provenance.kind === 'objective' && (m.provenance.set_relationship === 'equal' || m.provenance.set_relationship === 'subset_of'))
+        .filter(
+          (m) =>
+            m.confidence >= 0.7 &&
+            m.provenance.kind === 'objective' &&
+            (m.provenance.set_relationship === 'equal' || m.provenance.set_relationship === 'subset_of'),
+        )
         .map((m) => `${m.framework} ${m.control_id}`),
     );
-    t.same([...controls].filter((c) => !judged.has(c)), [], `${signal}: no gap outside its judged links`);
+    t.same(
+      [...controls].filter((c) => !judged.has(c)),
+      [],
+      `${signal}: no gap outside its judged links`,
+    );
     t.ok(new Set([...controls].map((c) => c.split(' ')[0])).size >= 5, `${signal}: reaches several frameworks`);
   }
 });

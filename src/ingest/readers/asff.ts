@@ -102,7 +102,8 @@ export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowle
     const rawStatus = `${complianceStatus ?? workflow ?? 'ACTIVE'}${suppressed ? ' (suppressed)' : ''}`;
     const severity = severityOf(finding);
     const title = text(finding.Title) ?? '';
-    const observedAt = timestampFrom(finding.LastObservedAt) ?? timestampFrom(finding.UpdatedAt) ?? timestampFrom(finding.FirstObservedAt) ?? timestampFrom(finding.CreatedAt);
+    const observedAt =
+      timestampFrom(finding.LastObservedAt) ?? timestampFrom(finding.UpdatedAt) ?? timestampFrom(finding.FirstObservedAt) ?? timestampFrom(finding.CreatedAt);
     const resources = shape.array(finding.Resources, at(pointer, 'Resources')).filter(isObject);
     const targets = resources.length ? resources : [{}];
 
@@ -125,7 +126,11 @@ export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowle
       if (vulnerabilities.length) {
         vulnerabilities.forEach((vulnerability, vIndex) => {
           const id = text(vulnerability.Id) ?? shape.fail(at(at(at(pointer, 'Vulnerabilities'), vIndex), 'Id'), 'must name the vulnerability');
-          const cvss = Array.isArray(vulnerability.Cvss) ? vulnerability.Cvss.filter(isObject).map((c) => numberFrom(c.BaseScore)).find((s) => s !== null) : undefined;
+          const cvss = Array.isArray(vulnerability.Cvss)
+            ? vulnerability.Cvss.filter(isObject)
+                .map((c) => numberFrom(c.BaseScore))
+                .find((s) => s !== null)
+            : undefined;
           const packages = Array.isArray(vulnerability.VulnerablePackages) ? vulnerability.VulnerablePackages.filter(isObject) : [];
           results.push(
             result({
@@ -146,9 +151,14 @@ export function readAsff(doc: Json, format: Extract<ScanFormat, 'asff' | 'prowle
       // A generator that is an ARN (GuardDuty's detector) names where the finding came from, not what
       // it found: the finding type does, so that different threats stay different rules.
       const byType = !complianceStatus && !!type && (/^arn:/.test(generator ?? '') || !generator);
-      const ruleId = findingTool === 'prowler'
-        ? shape.string(finding.GeneratorId, at(pointer, 'GeneratorId'))
-        : text(compliance.SecurityControlId) ?? text(fields.ControlId) ?? text(fields.RuleId) ?? (byType ? type : generator) ?? shape.fail(at(pointer, 'GeneratorId'), 'must name the rule (Compliance.SecurityControlId, ProductFields.ControlId, GeneratorId or Types)');
+      const ruleId =
+        findingTool === 'prowler'
+          ? shape.string(finding.GeneratorId, at(pointer, 'GeneratorId'))
+          : (text(compliance.SecurityControlId) ??
+            text(fields.ControlId) ??
+            text(fields.RuleId) ??
+            (byType ? type : generator) ??
+            shape.fail(at(pointer, 'GeneratorId'), 'must name the rule (Compliance.SecurityControlId, ProductFields.ControlId, GeneratorId or Types)'));
       const native = byType && type ? guardDutyType(type) : null;
       const alternates = [byType ? null : generator, text(fields.StandardsControlArn), native].filter((id): id is string => !!id && id !== ruleId);
       results.push(

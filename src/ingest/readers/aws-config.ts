@@ -41,7 +41,15 @@ export function readAwsConfig(doc: Json): ReadOutcome {
       const compliance = shape.object(item.Compliance, at(pointer, 'Compliance'));
       const verdict = shape.string(compliance.ComplianceType, at(at(pointer, 'Compliance'), 'ComplianceType'));
       const managed = managedRuleName(name);
-      return result({ tool: 'aws-config', tool_version: null, rule_id: name, raw_status: verdict, outcome: outcomeOf(verdict), provider: 'aws', rule_alternates: managed ? [managed] : undefined });
+      return result({
+        tool: 'aws-config',
+        tool_version: null,
+        rule_id: name,
+        raw_status: verdict,
+        outcome: outcomeOf(verdict),
+        provider: 'aws',
+        rule_alternates: managed ? [managed] : undefined,
+      });
     }
     const identifier = shape.object(item.EvaluationResultIdentifier, at(pointer, 'EvaluationResultIdentifier'));
     const qualifier = shape.object(identifier.EvaluationResultQualifier, at(at(pointer, 'EvaluationResultIdentifier'), 'EvaluationResultQualifier'));

@@ -22,7 +22,11 @@ function listOf(doc: Json): { items: Json[]; pointer: string } | null {
 const findingOf = (item: JsonObject): JsonObject => (isObject(item.finding) ? item.finding : item);
 
 function isSccFinding(finding: JsonObject): boolean {
-  return typeof finding.category === 'string' && (typeof finding.findingClass === 'string' || /\/sources\/[^/]+\/findings\//.test(text(finding.name) ?? '')) && 'resourceName' in finding;
+  return (
+    typeof finding.category === 'string' &&
+    (typeof finding.findingClass === 'string' || /\/sources\/[^/]+\/findings\//.test(text(finding.name) ?? '')) &&
+    'resourceName' in finding
+  );
 }
 
 export function isGcpScc(doc: Json): boolean {

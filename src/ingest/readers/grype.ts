@@ -54,7 +54,13 @@ export function readGrype(doc: Json): ReadOutcome {
     const related = Array.isArray(match.relatedVulnerabilities) ? match.relatedVulnerabilities.filter(isObject) : [];
     const score = highestCvss(vulnerability, ...related);
     const packageType = text(artifact.type) ?? '';
-    const kind: VulnerabilityKind = OS_PACKAGE_TYPES.has(packageType) ? 'os-package' : packageType ? 'dependency' : source.type === 'image' ? 'image' : 'dependency';
+    const kind: VulnerabilityKind = OS_PACKAGE_TYPES.has(packageType)
+      ? 'os-package'
+      : packageType
+        ? 'dependency'
+        : source.type === 'image'
+          ? 'image'
+          : 'dependency';
     const pkg = `${text(artifact.name) ?? ''}${text(artifact.version) ? `@${text(artifact.version)}` : ''}`;
     const fix = isObject(vulnerability.fix) ? text(vulnerability.fix.state) : null;
     const relatedCve = related.map((r) => vulnerabilityId(r.id)).find((r) => r?.startsWith('CVE-'));

@@ -26,7 +26,10 @@ const unwrap = (value: Json): Json => (isObject(value) && isObject(value.detail)
 function isFinding(value: Json): value is JsonObject {
   if (!isObject(value)) return false;
   const service = isObject(value.Service) ? value.Service : isObject(value.service) ? value.service : {};
-  return typeof (value.Type ?? value.type) === 'string' && (text(service.ServiceName ?? service.serviceName) === 'guardduty' || /:guardduty:/.test(text(value.Arn ?? value.arn) ?? ''));
+  return (
+    typeof (value.Type ?? value.type) === 'string' &&
+    (text(service.ServiceName ?? service.serviceName) === 'guardduty' || /:guardduty:/.test(text(value.Arn ?? value.arn) ?? ''))
+  );
 }
 
 export function isGuardDuty(doc: Json): boolean {

@@ -84,7 +84,10 @@ export function readHdf(doc: Json): ReadOutcome {
     const tags = isObject(control.tags) ? control.tags : {};
     const impact = numberFrom(control.impact);
     const { outcome, raw } = verdictOf(control, impact);
-    const times = (Array.isArray(control.results) ? control.results.filter(isObject) : []).map((r) => timestampFrom(r.start_time)).filter((t): t is string => !!t).sort();
+    const times = (Array.isArray(control.results) ? control.results.filter(isObject) : [])
+      .map((r) => timestampFrom(r.start_time))
+      .filter((t): t is string => !!t)
+      .sort();
     const cve = vulnerabilityId(id) ?? vulnerabilityIdsIn([...(Array.isArray(tags.cve) ? tags.cve : [tags.cve])])[0] ?? null;
     const nist = nistControls(tags);
     results.push(

@@ -14,7 +14,14 @@ const shape = new Shape('kube-bench');
 export function readKubeBench(doc: Json): ReadOutcome {
   const controlsPointer = Array.isArray(doc) ? '' : '/Controls';
   const controls = Array.isArray(doc) ? doc : shape.array(shape.object(doc, '').Controls, '/Controls');
-  const versions = [...new Set(controls.filter(isObject).map((c) => text(c.version)).filter((v): v is string => !!v))];
+  const versions = [
+    ...new Set(
+      controls
+        .filter(isObject)
+        .map((c) => text(c.version))
+        .filter((v): v is string => !!v),
+    ),
+  ];
   const results: NormalisedResult[] = [];
   controls.forEach((value, index) => {
     const pointer = at(controlsPointer, index);

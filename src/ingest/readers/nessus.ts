@@ -35,7 +35,9 @@ function hostProperties(host: XmlElement): Map<string, string> {
 }
 
 function texts(item: XmlElement, tag: string): string[] {
-  return xmlChildren(item, tag).map((child) => xmlText(child)).filter((value): value is string => !!value);
+  return xmlChildren(item, tag)
+    .map((child) => xmlText(child))
+    .filter((value): value is string => !!value);
 }
 
 export function readNessus(doc: XmlDocument): ReadOutcome {
@@ -52,7 +54,9 @@ export function readNessus(doc: XmlDocument): ReadOutcome {
         const level = numberFrom(xmlText(item, '@_severity'));
         const port = xmlText(item, '@_port');
         const protocol = xmlText(item, '@_protocol');
-        const cves = texts(item, 'cve').map(vulnerabilityId).filter((id): id is string => !!id);
+        const cves = texts(item, 'cve')
+          .map(vulnerabilityId)
+          .filter((id): id is string => !!id);
         const score = numberFrom(xmlText(item, 'cvss3_base_score')) ?? numberFrom(xmlText(item, 'cvss_base_score'));
         const compliance = xmlText(item, 'cm:compliance-result');
         const outcome: NormalisedResult['outcome'] = compliance ? outcomeFromStatus(compliance) : level === 0 ? 'other' : 'fail';

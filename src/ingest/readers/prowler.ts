@@ -60,7 +60,13 @@ export function readProwlerCsv(bytes: Uint8Array): ReadOutcome {
       tool_version: column(cells, 'PROWLER_VERSION'),
       rule_id: ruleId,
       rule_title: column(cells, 'CHECK_TITLE') ?? '',
-      resource: column(cells, 'RESOURCE_UID') ?? column(cells, 'RESOURCE_ARN') ?? column(cells, 'RESOURCE_ID') ?? column(cells, 'ACCOUNT_UID') ?? column(cells, 'ACCOUNT_ID') ?? '',
+      resource:
+        column(cells, 'RESOURCE_UID') ??
+        column(cells, 'RESOURCE_ARN') ??
+        column(cells, 'RESOURCE_ID') ??
+        column(cells, 'ACCOUNT_UID') ??
+        column(cells, 'ACCOUNT_ID') ??
+        '',
       raw_status: muted ? `${rawStatus} (muted)` : rawStatus,
       outcome: muted && outcome === 'fail' ? 'accepted' : muted ? 'other' : outcome,
       severity: severityFromWord(column(cells, 'SEVERITY')),
@@ -133,7 +139,8 @@ export function readProwlerV2Json(doc: Json): ReadOutcome {
     const pointer = Array.isArray(doc) ? at('', index) : '';
     const item = v2Json.object(value, pointer);
     const rawStatus = v2Json.string(item.Status, at(pointer, 'Status'));
-    const ruleId = v2CheckId(text(item['Check ID']), text(item.Control)) ?? v2Json.fail(at(pointer, 'Control'), 'must start with the check id in brackets ([check11] …)');
+    const ruleId =
+      v2CheckId(text(item['Check ID']), text(item.Control)) ?? v2Json.fail(at(pointer, 'Control'), 'must start with the check id in brackets ([check11] …)');
     return result({
       tool: 'prowler',
       tool_version: null,

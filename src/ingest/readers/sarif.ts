@@ -72,7 +72,8 @@ function vulnerabilityIdsOf(ruleId: string, holders: JsonObject[]): string[] {
 }
 
 /** Manifests and lock files of language package managers: a vulnerability found in one is a dependency's. */
-const DEPENDENCY_FILE = /(^|\/)(package(-lock)?\.json|yarn\.lock|pnpm-lock\.yaml|npm-shrinkwrap\.json|pom\.xml|build\.gradle(\.kts)?|gradle\.lockfile|go\.(mod|sum)|requirements[^/]*\.txt|Pipfile(\.lock)?|poetry\.lock|Gemfile(\.lock)?|Cargo\.(toml|lock)|composer\.(json|lock)|packages\.lock\.json|[^/]+\.(csproj|jar|war|ear))$/i;
+const DEPENDENCY_FILE =
+  /(^|\/)(package(-lock)?\.json|yarn\.lock|pnpm-lock\.yaml|npm-shrinkwrap\.json|pom\.xml|build\.gradle(\.kts)?|gradle\.lockfile|go\.(mod|sum)|requirements[^/]*\.txt|Pipfile(\.lock)?|poetry\.lock|Gemfile(\.lock)?|Cargo\.(toml|lock)|composer\.(json|lock)|packages\.lock\.json|[^/]+\.(csproj|jar|war|ear))$/i;
 
 export function readSarif(doc: Json): ReadOutcome {
   const root = shape.object(doc, '');
@@ -95,9 +96,7 @@ export function readSarif(doc: Json): ReadOutcome {
       ...(Array.isArray(toolObject.extensions) ? toolObject.extensions.filter(isObject).flatMap((e) => (Array.isArray(e.rules) ? e.rules : [])) : []),
     ].filter(isObject);
     const rulesById = new Map(rules.map((rule) => [text(rule.id) ?? '', rule]));
-    const taxonomyNames = new Map(
-      (Array.isArray(run.taxonomies) ? run.taxonomies : []).map((t, i) => [i, isObject(t) ? (text(t.name) ?? '') : ''] as const),
-    );
+    const taxonomyNames = new Map((Array.isArray(run.taxonomies) ? run.taxonomies : []).map((t, i) => [i, isObject(t) ? (text(t.name) ?? '') : ''] as const));
     const invocation = Array.isArray(run.invocations) && isObject(run.invocations[0]) ? run.invocations[0] : {};
     const observedAt = timestampFrom(invocation.endTimeUtc) ?? timestampFrom(invocation.startTimeUtc);
 
@@ -113,7 +112,11 @@ export function readSarif(doc: Json): ReadOutcome {
         const name = text(r.name) ?? text(r.id);
         return !!name && message.startsWith(name);
       });
-      const ruleId = text(item.ruleId) ?? text(ruleRef.id) ?? (rule && text(rule.id)) ?? shape.fail(at(pointer, 'ruleId'), 'must name a rule (ruleId, rule.id or ruleIndex)');
+      const ruleId =
+        text(item.ruleId) ??
+        text(ruleRef.id) ??
+        (rule && text(rule.id)) ??
+        shape.fail(at(pointer, 'ruleId'), 'must name a rule (ruleId, rule.id or ruleIndex)');
       const kind = text(item.kind) ?? 'fail';
       const suppressed = Array.isArray(item.suppressions) && item.suppressions.length > 0;
       let outcome: NormalisedResult['outcome'] = kind === 'fail' ? 'fail' : kind === 'pass' ? 'pass' : 'other';
@@ -129,7 +132,9 @@ export function readSarif(doc: Json): ReadOutcome {
       const region = isObject(physical.region) ? physical.region : {};
       const logical = Array.isArray(location.logicalLocations) && isObject(location.logicalLocations[0]) ? location.logicalLocations[0] : {};
       const uri = text(artifact.uri);
-      const resource = uri ? `${uri}${typeof region.startLine === 'number' ? `:${region.startLine}` : ''}` : (text(logical.fullyQualifiedName) ?? text(logical.name) ?? '');
+      const resource = uri
+        ? `${uri}${typeof region.startLine === 'number' ? `:${region.startLine}` : ''}`
+        : (text(logical.fullyQualifiedName) ?? text(logical.name) ?? '');
       const shortDescription = rule && isObject(rule.shortDescription) ? text(rule.shortDescription.text) : null;
       results.push(
         result({

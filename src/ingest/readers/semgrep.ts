@@ -14,7 +14,9 @@ const shape = new Shape('semgrep');
 export function isSemgrep(doc: Json): boolean {
   if (!isObject(doc) || !Array.isArray(doc.results)) return false;
   const first = doc.results.find(isObject);
-  return first ? typeof first.check_id === 'string' && isObject(first.extra) : Array.isArray(doc.errors) || isObject(doc.paths) || typeof doc.version === 'string';
+  return first
+    ? typeof first.check_id === 'string' && isObject(first.extra)
+    : Array.isArray(doc.errors) || isObject(doc.paths) || typeof doc.version === 'string';
 }
 
 /** Metadata values that name a vulnerability: the advisory id of a supply-chain rule. */

@@ -18,7 +18,12 @@ const projects = (doc: Json): JsonObject[] => (Array.isArray(doc) ? doc.filter(i
 
 export function isSnyk(doc: Json): boolean {
   const first = projects(doc)[0];
-  return !!first && Array.isArray(first.vulnerabilities) && !Array.isArray(first.infrastructureAsCodeIssues) && ('packageManager' in first || 'projectName' in first || typeof first.ok === 'boolean' || 'dependencyCount' in first);
+  return (
+    !!first &&
+    Array.isArray(first.vulnerabilities) &&
+    !Array.isArray(first.infrastructureAsCodeIssues) &&
+    ('packageManager' in first || 'projectName' in first || typeof first.ok === 'boolean' || 'dependencyCount' in first)
+  );
 }
 
 export function isSnykIac(doc: Json): boolean {

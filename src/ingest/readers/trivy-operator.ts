@@ -16,8 +16,23 @@ import { result } from './common.js';
 const shape = new Shape('trivy-operator');
 
 const API_GROUP = /^aquasecurity\.github\.io\//;
-const CHECK_KINDS = new Set(['ConfigAuditReport', 'ClusterConfigAuditReport', 'RbacAssessmentReport', 'ClusterRbacAssessmentReport', 'InfraAssessmentReport', 'ClusterInfraAssessmentReport']);
-const KINDS = new Set([...CHECK_KINDS, 'VulnerabilityReport', 'ClusterVulnerabilityReport', 'ExposedSecretReport', 'ClusterComplianceReport', 'SbomReport', 'ClusterSbomReport']);
+const CHECK_KINDS = new Set([
+  'ConfigAuditReport',
+  'ClusterConfigAuditReport',
+  'RbacAssessmentReport',
+  'ClusterRbacAssessmentReport',
+  'InfraAssessmentReport',
+  'ClusterInfraAssessmentReport',
+]);
+const KINDS = new Set([
+  ...CHECK_KINDS,
+  'VulnerabilityReport',
+  'ClusterVulnerabilityReport',
+  'ExposedSecretReport',
+  'ClusterComplianceReport',
+  'SbomReport',
+  'ClusterSbomReport',
+]);
 
 const isReport = (value: unknown): value is JsonObject => isObject(value) && API_GROUP.test(text(value.apiVersion) ?? '') && KINDS.has(text(value.kind) ?? '');
 
@@ -45,7 +60,10 @@ function workloadOf(report: JsonObject): { name: string; kind: string | undefine
   const kind = text(labels['trivy-operator.resource.kind']);
   const name = text(labels['trivy-operator.resource.name']);
   const namespace = text(labels['trivy-operator.resource.namespace']) ?? text(metadata.namespace);
-  return { name: name ? [namespace, kind, name].filter(Boolean).join('/') : [namespace, text(metadata.name)].filter(Boolean).join('/'), kind: kind ?? undefined };
+  return {
+    name: name ? [namespace, kind, name].filter(Boolean).join('/') : [namespace, text(metadata.name)].filter(Boolean).join('/'),
+    kind: kind ?? undefined,
+  };
 }
 
 /** Trivy's package classes: os-pkgs are the image's operating-system packages, lang-pkgs its dependencies. */
@@ -144,7 +162,12 @@ function readReport(report: JsonObject, pointer: string, results: NormalisedResu
 }
 
 /** A compliance report: the detail report's checks when it has one, else a result per control of the summary. */
-function readCompliance(report: JsonObject, pointer: string, common: Pick<NormalisedResult, 'tool' | 'tool_version' | 'observed_at' | 'provider'>, results: NormalisedResult[]): void {
+function readCompliance(
+  report: JsonObject,
+  pointer: string,
+  common: Pick<NormalisedResult, 'tool' | 'tool_version' | 'observed_at' | 'provider'>,
+  results: NormalisedResult[],
+): void {
   const status = isObject(report.status) ? report.status : {};
   const spec = isObject(report.spec) && isObject(report.spec.compliance) ? report.spec.compliance : {};
   const standard = text(spec.id) ?? text(isObject(report.metadata) ? report.metadata.name : null) ?? 'compliance';
@@ -207,7 +230,11 @@ export function readTrivyOperator(doc: Json): ReadOutcome {
   const versions = new Set<string>();
   for (const { report, pointer } of reports) {
     const object = shape.object(report, pointer);
-    if (!isReport(object)) shape.fail(at(pointer, 'kind'), `must be a trivy-operator report kind of apiVersion aquasecurity.github.io/… (found ${JSON.stringify((object as JsonObject).kind ?? null)})`);
+    if (!isReport(object))
+      shape.fail(
+        at(pointer, 'kind'),
+        `must be a trivy-operator report kind of apiVersion aquasecurity.github.io/… (found ${JSON.stringify((object as JsonObject).kind ?? null)})`,
+      );
     readReport(object, pointer, results, versions);
   }
   const version = versions.size ? [...versions][0] : null;

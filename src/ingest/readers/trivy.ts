@@ -145,7 +145,9 @@ export function readTrivy(doc: Json): ReadOutcome {
         const pointer = at(`/${key}`, index);
         const workload = shape.object(value, pointer);
         const scope = { prefix: workloadName(workload), version, observedAt, provider: 'kubernetes' };
-        shape.arrayOrEmpty(workload.Results, at(pointer, 'Results')).forEach((entry, rIndex) => readResult(entry, at(at(pointer, 'Results'), rIndex), scope, results));
+        shape
+          .arrayOrEmpty(workload.Results, at(pointer, 'Results'))
+          .forEach((entry, rIndex) => readResult(entry, at(at(pointer, 'Results'), rIndex), scope, results));
       });
     }
     return { format: 'trivy', tool: 'trivy', tool_version: version, results };
