@@ -6,6 +6,7 @@ import { startSweeper } from './store/analyses.js';
 import type { RedisRateLimiter } from './limits/redis.js';
 import { createTaskPool } from './pool.js';
 import { createMetrics, type ServiceMetrics } from './metrics.js';
+import { registerDependencyMetrics } from './dependency-metrics.js';
 import { Registry } from './registry/registry.js';
 import { gapIndexOf } from './gap/gap-index.js';
 import { Pipeline } from './http/pipeline.js';
@@ -103,6 +104,7 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
         ? { store: 'redis', shared: limiters.accounts.shared, fallbacks: limiters.accounts.fallbacks }
         : { store: 'memory', shared: false, fallbacks: 0 },
   };
+  registerDependencyMetrics(serviceMetrics.registry, { store: services.storeHealth, rateLimits: services.rateLimits });
   const stopSweeper = startSweeper(
     analyses,
     config.sweepIntervalMs,

@@ -32,6 +32,12 @@ export const healthRoutes: Route[] = [
         available: Type.Boolean({ description: 'false while PostgreSQL does not answer within STORE_TIMEOUT_MS (docs/cluster.md)' }),
         since: Type.Optional(Type.String({ format: 'date-time', description: 'when `available` last changed' })),
         timeout_ms: Type.Optional(Type.Integer({ description: 'the deadline of one store call' })),
+        refused: Type.Optional(
+          Type.Object(
+            { timeout: Type.Integer(), unreachable: Type.Integer(), account_busy: Type.Integer() },
+            { description: 'store calls answered 503 store_unavailable since start, by reason' },
+          ),
+        ),
       }),
       rate_limits: Type.Object({
         store: Type.Union([Type.Literal('memory'), Type.Literal('redis')]),

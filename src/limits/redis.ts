@@ -35,6 +35,8 @@ export interface RedisLimiterOptions {
   now?: () => number;
   /** Told when the shared counts become unreachable (true) and reachable again (false). */
   onFallback?: (fallingBack: boolean, error?: unknown) => void;
+  /** Calls in a row that Redis fails to answer before the node stops asking it (the breaker opens); default 3. */
+  breakerFailures?: number;
 }
 
 type ConsumeReply = [number, number, number];
@@ -43,19 +45,33 @@ interface LimiterClient extends Redis {
   csrConsume(minuteKey: string, dayKey: string, perMinute: number, perDay: number, minuteTtl: number, dayTtl: number): Promise<ConsumeReply>;
 }
 
+/** Between two probes of an open breaker (after the previous one failed or timed out). */
+const PROBE_INTERVAL_MS = 100;
+
 /**
  * Rate limits shared by every node through Redis, with the memory limiter's windows and headers.
  * When Redis cannot answer (down, unreachable, slower than `timeoutMs`) the node fails open to a
  * limiter of its own: the same limits counted on this node alone, so a caller gets at most the
  * limit per node until Redis is back (docs/cluster.md). `fallbacks` counts such answers.
+ *
+ * A circuit breaker keeps a hung Redis from costing every request its timeout: after
+ * `breakerFailures` calls in a row fail (at once when the connection is gone), the breaker opens
+ * and requests are counted locally without asking Redis; a PING probes it in the background, and
+ * the first answer (or the client's reconnection) closes the breaker and sharing resumes.
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly client: LimiterClient;
   private readonly local: MemoryRateLimiter;
   private readonly now: () => number;
-  private fallingBack = false;
+  private open = false;
+  private failures = 0;
+  private probing = false;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   /** Requests answered from this node's own counts because Redis did not answer. */
   fallbacks = 0;
+  /** Times the breaker opened, since start. */
+  openings = 0;
 
   constructor(
     url: string,
@@ -69,12 +85,15 @@ export class RedisRateLimiter implements RateLimiter {
       maxRetriesPerRequest: 0,
       commandTimeout: options.timeoutMs,
       connectTimeout: Math.max(1000, options.timeoutMs),
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+      // Reconnect at once, then back off to half a second.
+      retryStrategy: (attempt) => Math.min((attempt - 1) * 50, 500),
       lazyConnect: false,
     }) as LimiterClient;
     this.client.defineCommand('csrConsume', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
     // Connection errors surface through failed calls; without a listener ioredis would print each one.
     this.client.on('error', () => {});
+    // Connected and past ioredis's ready check: Redis answers.
+    this.client.on('ready', () => this.closeBreaker());
   }
 
   /**
@@ -87,6 +106,7 @@ export class RedisRateLimiter implements RateLimiter {
       const done = (connected: boolean) => {
         clearTimeout(timer);
         this.client.off('ready', onReady);
+        if (!connected) this.openBreaker(new Error(`no connection to Redis within ${timeoutMs} ms`));
         resolve(connected);
       };
       const onReady = () => done(true);
@@ -95,11 +115,16 @@ export class RedisRateLimiter implements RateLimiter {
     });
   }
 
+  /** Whether counts go to Redis (the breaker is closed). */
   get shared(): boolean {
-    return !this.fallingBack;
+    return !this.open;
   }
 
   async consume(subject: string, limits: RateLimits): Promise<RateDecision> {
+    if (this.open) {
+      this.fallbacks += 1;
+      return this.local.consume(subject, limits);
+    }
     const now = this.now();
     const { minuteStart, dayStart } = windowsAt(now);
     // One hash tag per subject keeps both counters in one slot (Redis Cluster runs the script then too).
@@ -114,19 +139,48 @@ export class RedisRateLimiter implements RateLimiter {
         minuteStart + MINUTE_MS - now + SKEW_MARGIN_MS,
         dayStart + DAY_MS - now + SKEW_MARGIN_MS,
       );
-      if (this.fallingBack) {
-        this.fallingBack = false;
-        this.options.onFallback?.(false);
-      }
+      this.failures = 0;
       return decide(limits, now, minuteCount, dayCount, allowed === 1);
     } catch (error) {
-      if (!this.fallingBack) {
-        this.fallingBack = true;
-        this.options.onFallback?.(true, error);
-      }
+      this.failures += 1;
+      // Not connected: asking again would fail the same way, so open at once.
+      if (this.failures >= (this.options.breakerFailures ?? 3) || this.client.status !== 'ready') this.openBreaker(error);
       this.fallbacks += 1;
       return this.local.consume(subject, limits);
     }
+  }
+
+  private openBreaker(error: unknown): void {
+    if (this.open || this.closed) return;
+    this.open = true;
+    this.openings += 1;
+    this.options.onFallback?.(true, error);
+    this.probe();
+  }
+
+  private closeBreaker(): void {
+    this.failures = 0;
+    clearTimeout(this.probeTimer);
+    if (!this.open) return;
+    this.open = false;
+    this.options.onFallback?.(false);
+  }
+
+  /** One PING at a time while the breaker is open; its answer closes it, its failure schedules the next. */
+  private probe(): void {
+    if (!this.open || this.probing || this.closed) return;
+    this.probing = true;
+    this.client.ping().then(
+      () => {
+        this.probing = false;
+        this.closeBreaker();
+      },
+      () => {
+        this.probing = false;
+        this.probeTimer = setTimeout(() => this.probe(), PROBE_INTERVAL_MS);
+        this.probeTimer.unref();
+      },
+    );
   }
 
   prune(): void {
@@ -134,6 +188,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.probeTimer);
     this.client.disconnect();
   }
 }

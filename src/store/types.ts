@@ -161,6 +161,8 @@ export interface StoreHealth {
   since?: string;
   /** The deadline of one store call (PostgreSQL, STORE_TIMEOUT_MS). */
   timeout_ms?: number;
+  /** Calls answered 503 store_unavailable since start, by reason (PostgreSQL). */
+  refused?: { timeout: number; unreachable: number; account_busy: number };
 }
 
 /** Both stores of one backend, opened together and closed together. */

@@ -2,7 +2,7 @@ import t from 'tap';
 import { call, startTestService } from '../helpers/service.js';
 import { freePort } from '../helpers/servers.js';
 
-t.test('REDIS_URL set but Redis down: the service starts, answers, limits per node and says so on /readyz', async (t) => {
+t.test('REDIS_URL set but Redis down: the service starts, answers, limits per node and says so on /readyz (503)', async (t) => {
   const port = await freePort();
   // One fixed instant: 61 requests that each wait for Redis could straddle a minute's end on the real clock.
   const service = await startTestService({
@@ -17,6 +17,8 @@ t.test('REDIS_URL set but Redis down: the service starts, answers, limits per no
   t.equal(statuses[60], 429, "the node's own limiter still applies the limit");
   await service.services.pool.ready;
   const ready = await call(service, 'GET', '/readyz');
-  t.equal(ready.status, 200, 'the node stays ready: failing closed would make a Redis outage a service outage');
+  t.equal(ready.status, 503, 'not ready while Redis does not answer: a balancer sends work to nodes that share counts (docs/cluster.md)');
+  t.equal(ready.body.status, 'unavailable');
   t.same(ready.body.rate_limits, { store: 'redis', shared: false, fallbacks: 61 }, '/readyz shows the fallback and counts it');
+  t.equal((await call(service, 'GET', '/healthz')).status, 200, 'the process is alive: /healthz stays 200');
 });

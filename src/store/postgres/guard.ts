@@ -84,7 +84,13 @@ export class StoreGuard {
   }
 
   health(): StoreHealth {
-    return { kind: 'postgres', available: this.available, since: new Date(this.since).toISOString(), timeout_ms: this.options.timeoutMs };
+    return {
+      kind: 'postgres',
+      available: this.available,
+      since: new Date(this.since).toISOString(),
+      timeout_ms: this.options.timeoutMs,
+      refused: { ...this.refused },
+    };
   }
 
   get timeoutMs(): number {
