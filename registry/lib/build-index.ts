@@ -121,10 +121,8 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
   const ofSignal = new Map<string, MappingRecord[]>();
   const signalsOfFramework = new Map<string, Set<string>>();
   const controlSignals = new Map<string, MappingRecord[]>();
-  const mappingStarts: number[] = [];
   records.forEach((record, i) => {
     const n = i + 1;
-    if (i === 0 || records[i - 1].signal_id !== record.signal_id) mappingStarts.push(n);
     for (const list of [
       all,
       ofFramework.get(record.framework) ?? ofFramework.set(record.framework, idList()).get(record.framework)!,
@@ -144,7 +142,16 @@ export function buildIndex(model: RegistryModel): CompiledIndex {
     const [framework, control] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
     put(keys.mappingsByControl(framework, control), list);
   }
-  for (const signal of model.signals) put(keys.mappingsOfSignal(signal.id), ofSignal.get(signal.id)!);
+  // One start per signal, in signal order: a signal without mappings starts where the next one does,
+  // so the reader's search for the last start <= n lands on the signal that holds mapping n.
+  const mappingStarts: number[] = [];
+  let next = 1;
+  for (const signal of model.signals) {
+    const own = ofSignal.get(signal.id) ?? [];
+    mappingStarts.push(next);
+    next += own.length;
+    put(keys.mappingsOfSignal(signal.id), own);
+  }
   put(keys.mappingStarts, mappingStarts);
   for (const [framework, ids] of signalsOfFramework) put(keys.signalsByFramework(framework), [...ids].sort(byString));
 
