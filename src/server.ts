@@ -94,6 +94,7 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
     accounts,
     analyses,
     customFrameworks,
+    posture: stores.posture,
     registry,
     pool,
     metrics: serviceMetrics,
@@ -113,6 +114,9 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
     (count) => serviceMetrics.analysesSwept(count),
   );
   opened.push(stopSweeper);
+  // Posture records live as long as their analyses (docs/posture.md).
+  const stopPostureSweeper = startSweeper(stores.posture, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'posture sweep failed'));
+  opened.push(stopPostureSweeper);
   const pipeline = new Pipeline(routes, services, limiters);
   opened.push(() => pipeline.closeLimiters());
   const http = await startHttpServer(pipeline, config.host, config.port, log);
@@ -140,6 +144,7 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
         pipeline.shuttingDown = true;
         clearInterval(pruneTimer);
         stopSweeper();
+        stopPostureSweeper();
         await http.close(config.shutdownTimeoutMs);
         await pool.close();
         await pipeline.closeLimiters();

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import type { PostureStore } from './store/posture.js';
 import type { Logger } from './log.js';
 import type { AccountDirectory, AnalysisStore, CustomFrameworkStore, StoreHealth } from './store/types.js';
 import type { Registry } from './registry/registry.js';
@@ -13,6 +14,8 @@ export interface Services {
   analyses: AnalysisStore;
   /** Enterprise accounts' own frameworks (docs/custom-frameworks.md). */
   customFrameworks: CustomFrameworkStore;
+  /** Scopes' posture histories (docs/posture.md). */
+  posture: PostureStore;
   registry: Registry;
   pool: TaskPool;
   metrics: ServiceMetrics;

@@ -14,6 +14,7 @@ import { idempotencyRecord, idempotentRequest, replay, type IdempotentOperation 
 import { answerInVariant, requestedVariant, storedAnswer, VariantQuery } from './result-variant.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
 import { addFacts, customFrameworksOfTask, mayNameIn, ownFrameworks } from '../custom-frameworks/account.js';
+import { analysisEvents } from '../posture/events.js';
 
 /** Below this body size an analysis runs on the main thread: the hop to a worker costs more (bench/README). */
 export const INLINE_ANALYSIS_MAX_BYTES = 16 * 1024;
@@ -101,6 +102,8 @@ export async function runAndStore(
   const payload = Buffer.from(output.payload.buffer, output.payload.byteOffset, output.payload.byteLength);
   const stored = await storedForm(payload);
   const expiresAt = expiryOf(createdAt, GAP_ANALYSIS_LIMITS[account.tier].retentionDays);
+  const facts = output.posture;
+  const analysisRef = { id, created_at: createdAt.toISOString() };
   const outcome = await services.analyses.save(
     {
       id,
@@ -113,6 +116,8 @@ export async function runAndStore(
     },
     stored,
     idempotent && idempotencyRecord(idempotent, account.name, id, 200, createdAt),
+    // Its scope's posture record and its webhook events commit with it (docs/posture.md, docs/webhooks.md).
+    { facts, events: (previous) => analysisEvents(analysisRef, facts, previous) },
   );
   const { answerBuffers } = services.pool;
   // A concurrent request with the same key stored first: answer as its retry would be answered.

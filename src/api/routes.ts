@@ -15,6 +15,7 @@ import { openApiRoutes } from './openapi.js';
 import { exportRoutes } from './exports.js';
 import { docsRoutes } from './docs.js';
 import { scannerImportRoutes } from './scanner-import.js';
+import { postureRoutes } from './posture.js';
 import type { Route } from '../http/route.js';
 
 /** The route table: every endpoint the service answers, as data. */
@@ -23,6 +24,7 @@ export const routes: Route[] = [
   ...metricsRoutes,
   ...gapAnalysisRoutes,
   ...scannerImportRoutes,
+  ...postureRoutes,
   ...signalRoutes,
   ...mappingRoutes,
   ...domainRoutes,

@@ -17,6 +17,7 @@ import type { FormatChoice } from '../ingest/read.js';
 import type { AnalysisOptions } from '../gap/engine.js';
 import type { CustomFrameworksOfTask } from '../gap/analyze.js';
 import { customFrameworksOfTask } from '../custom-frameworks/account.js';
+import { Scope } from '../schemas/gap.js';
 
 // The body is the file as the scanner wrote it, with whatever Content-Type the client chooses among
 // the readers' table's (SCAN_MEDIA_TYPES) and the generic ones (curl --data-binary sends
@@ -37,6 +38,7 @@ const AnalysisImportQuery = Type.Object({
   include_remediation: Type.Optional(Type.Boolean()),
   include_evidence_requirements: Type.Optional(Type.Boolean()),
   include_cross_framework: Type.Optional(Type.Boolean()),
+  scope: Type.Optional(Scope),
   ...VariantQuery,
 });
 
@@ -62,9 +64,9 @@ async function findingsImport(ctx: RouteContext) {
 const IMPORT_OPERATION = 'POST /v1/gap-analysis/import';
 
 async function analysisImport(ctx: RouteContext) {
-  const query = ctx.query as { format: FormatChoice; frameworks: string[]; variant?: string } & Partial<AnalysisOptions>;
+  const query = ctx.query as { format: FormatChoice; frameworks: string[]; variant?: string; scope?: string } & Partial<AnalysisOptions>;
   // `variant` shapes the answer (runAndStore reads it from the query), not the analysis.
-  const { format, frameworks, variant: _variant, ...options } = query;
+  const { format, frameworks, variant: _variant, scope, ...options } = query;
   const codes = frameworks
     .flatMap((value) => value.split(','))
     .map((code) => code.trim())
@@ -75,7 +77,7 @@ async function analysisImport(ctx: RouteContext) {
     codes.some((named) => named.toUpperCase() === code),
   );
   // A retry must name the same file, format, frameworks and options; `variant` only shapes the answer.
-  const operation = { name: IMPORT_OPERATION, parameters: { format, frameworks: codes, ...options } };
+  const operation = { name: IMPORT_OPERATION, parameters: { format, frameworks: codes, ...options, ...(scope !== undefined && { scope }) } };
   return runAndStore(
     ctx,
     (id, createdAt) => {
@@ -87,6 +89,7 @@ async function analysisImport(ctx: RouteContext) {
         createdAt,
         frameworks: codes,
         options,
+        ...(scope !== undefined && { scope }),
         ...(custom && { custom }),
       };
       return runImportAnalysis(ctx, task);

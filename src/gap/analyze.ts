@@ -9,6 +9,7 @@ import { parseJsonBody } from '../core/json-body.js';
 import { resultJson } from './result.js';
 import type { DataMemberSpans } from './variant.js';
 import type { CustomFrameworkFacts } from './custom-frameworks.js';
+import { postureFactsOf, type PostureFacts } from './posture-facts.js';
 
 export interface AnalyzeTask {
   body: Uint8Array;
@@ -49,7 +50,7 @@ export interface AnalysisSummary {
  * to the worker's collector.
  */
 export type AnalyzeOutput = (
-  | { ok: true; payload: Uint8Array; summary: AnalysisSummary; dataMembers: DataMemberSpans }
+  | { ok: true; payload: Uint8Array; summary: AnalysisSummary; dataMembers: DataMemberSpans; posture: PostureFacts }
   | { ok: false; error: { code: ApiError['code']; details?: Record<string, unknown>; message: string }; needsCustomFrameworks?: string[] }
 ) & { unusedMemory?: ArrayBuffer };
 
@@ -104,7 +105,14 @@ export function analyzeRequest(
     const outcome = assess(index, request.findings, request.frameworks, request.options, customAssessed);
     const { bytes: payload, memberSpans } = resultJson(
       outcome,
-      { id: task.id, createdAt: task.createdAt, registryVersion: registry.manifest.registry_version, startedAt: started, options: { ...request.options } },
+      {
+        id: task.id,
+        createdAt: task.createdAt,
+        registryVersion: registry.manifest.registry_version,
+        startedAt: started,
+        options: { ...request.options },
+        scope: request.scope ?? null,
+      },
       extraMeta,
       task.answerMemory,
     );
@@ -112,6 +120,7 @@ export function analyzeRequest(
       ok: true,
       payload,
       dataMembers: memberSpans,
+      posture: postureFactsOf(outcome, request.scope),
       unusedMemory: payload.buffer === task.answerMemory ? undefined : task.answerMemory,
       summary: {
         frameworks: request.frameworks,

@@ -9,6 +9,8 @@ export interface ValidatedAnalysisRequest {
   findings: Finding[];
   frameworks: string[];
   options: AnalysisOptions;
+  /** The scope the caller filed the analysis under (docs/posture.md), if any. */
+  scope?: string;
 }
 
 export interface RequestRegistry {
@@ -39,7 +41,7 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
     if (problem.parameter.startsWith('frameworks')) error.details!.valid_values = registry.gapFrameworkCodes();
     throw error;
   }
-  const { findings, frameworks, options } = body as { findings: unknown[]; frameworks: string[]; options: AnalysisOptions };
+  const { findings, frameworks, options, scope } = body as { findings: unknown[]; frameworks: string[]; options: AnalysisOptions; scope?: string };
 
   const gapCodes = registry.gapFrameworkCodes();
   const resolved: string[] = [];
@@ -84,5 +86,5 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
   const unknownSignals = [...new Set(validated.filter((f) => registry.signal(f.signal_id) === undefined).map((f) => f.signal_id))];
   if (unknownSignals.length) throw new ApiError('GAP_SIGNAL_NOT_FOUND', { signal_ids: unknownSignals, count: unknownSignals.length });
 
-  return { findings: validated, frameworks: resolved, options };
+  return { findings: validated, frameworks: resolved, options, ...(scope !== undefined && { scope }) };
 }

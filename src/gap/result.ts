@@ -11,6 +11,8 @@ export interface ResultContext {
   /** When the analysis started (performance.now()): meta.processing_time_ms runs to the writing of meta. */
   startedAt: number;
   options: AnalysisOptions;
+  /** The scope the analysis is filed under (docs/posture.md); null for none. */
+  scope: string | null;
 }
 
 export interface Resource {
@@ -132,6 +134,7 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
   member('status', value('"completed"'));
   member('frameworks_requested', value(JSON.stringify(frameworksRequested)));
   member('options', value(JSON.stringify(options)));
+  member('scope', value(JSON.stringify(context.scope)));
   member('summary', value(JSON.stringify(summary)));
   member('posture', value(JSON.stringify(posture)));
   member('frameworks', () => {

@@ -9,8 +9,11 @@
 import { FINDING_STATUSES, SEVERITY_RANK, type ControlStatus, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
 
 export const SCORING_VERSION = '2.0.0';
-/** 1.1.0: data.resources (the artifacts findings name) and each gap's `resources` indices; summary.findings the observed_at span and the tools. */
-export const RESULT_FORMAT_VERSION = '1.1.0';
+/**
+ * 1.1.0: data.resources (the artifacts findings name) and each gap's `resources` indices; summary.findings the observed_at span and the tools.
+ * 1.2.0: data.scope (docs/posture.md).
+ */
+export const RESULT_FORMAT_VERSION = '1.2.0';
 
 /** How a finding's status counts as evidence about a control. */
 export type EvidenceKind = 'failing' | 'accepted' | 'passing';

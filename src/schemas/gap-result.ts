@@ -145,6 +145,11 @@ export const AnalysisResultData = Type.Object(
     status: Type.Literal('completed'),
     frameworks_requested: Type.Array(Type.String()),
     options: AnalysisOptionsEcho,
+    scope: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'The scope the analysis is filed under (docs/posture.md); null for none; absent on analyses stored before result format 1.2.0',
+      }),
+    ),
     summary: Type.Object({
       overall_posture: StringEnum(POSTURE_STATUSES),
       posture_score: Score,

@@ -54,7 +54,7 @@ export async function readAnalysis(store: AnalysisStore, id: string, account: st
 
 /** Runs the sweeper every `intervalMs` until stopped. */
 export function startSweeper(
-  store: AnalysisStore,
+  store: Pick<AnalysisStore, 'sweep'>,
   intervalMs: number,
   now: () => Date,
   onError: (error: unknown) => void,

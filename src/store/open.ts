@@ -3,6 +3,8 @@ import { openDataStore } from './lmdb/database.js';
 import { LmdbAccountDirectory } from './lmdb/accounts.js';
 import { LmdbAnalysisStore } from './lmdb/analyses.js';
 import { LmdbCustomFrameworkStore } from './lmdb/custom-frameworks.js';
+import { LmdbPostureStore } from './lmdb/posture.js';
+import { LmdbWebhookStore } from './lmdb/webhooks.js';
 import type { Stores } from './types.js';
 
 export interface StoreOptions {
@@ -41,6 +43,8 @@ export async function openStores(options: StoreOptions): Promise<Stores> {
     accounts: new LmdbAccountDirectory(data, now),
     analyses: new LmdbAnalysisStore(data),
     customFrameworks: new LmdbCustomFrameworkStore(data),
+    posture: new LmdbPostureStore(data),
+    webhooks: new LmdbWebhookStore(data),
     close: () => data.close(),
   };
 }

@@ -1,5 +1,7 @@
 import type { Tier } from '../tiers.js';
 import type { CustomFrameworkSummary, StoredCustomFramework } from '../custom-frameworks/model.js';
+import type { AnalysisPostureWrite, PostureStore } from './posture.js';
+import type { WebhookStore } from './webhooks.js';
 
 /**
  * The store interfaces. Two implementations hold the same data with the same behaviour:
@@ -108,16 +110,20 @@ export interface IdempotencyRecord {
   expires_at: string;
 }
 
-/** The outcome of a save: stored, or another request with the same key got there first. */
-export type SaveOutcome = { stored: true } | { stored: false; existing: IdempotencyRecord };
+/**
+ * The outcome of a save: stored (with the number of webhook deliveries its commit wrote), or
+ * another request with the same key got there first.
+ */
+export type SaveOutcome = { stored: true; deliveries?: number } | { stored: false; existing: IdempotencyRecord };
 
 /** Stored analyses with tier retention, their expiry index, tombstones and idempotency records. */
 export interface AnalysisStore {
   /**
    * Stores an analysis; with `idempotency`, also its record, atomically. When a live record with
    * that key already exists for the account, nothing is stored and the existing record returns.
+   * With `posture`, its posture record and webhook deliveries go in the same commit (src/store/posture.ts).
    */
-  save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord): Promise<SaveOutcome>;
+  save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord, posture?: AnalysisPostureWrite): Promise<SaveOutcome>;
   /** The caller's analysis, or GAP_NOT_FOUND (unknown or another account's) / GAP_EXPIRED. */
   get(id: string, account: string, now: Date): Promise<StoredAnalysis>;
   /** The caller's live analyses, newest first. */
@@ -172,5 +178,9 @@ export interface Stores {
   accounts: AccountDirectory;
   analyses: AnalysisStore;
   customFrameworks: CustomFrameworkStore;
+  /** Scopes' posture histories (docs/posture.md). */
+  posture: PostureStore;
+  /** Webhooks and their delivery outbox (docs/webhooks.md). */
+  webhooks: WebhookStore;
   close(): Promise<void>;
 }

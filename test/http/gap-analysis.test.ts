@@ -35,7 +35,7 @@ t.test('create and get: both variants, hand-checked statuses', async (t) => {
   t.match(data.id, /^GAP-\d{4}-\d{2}-\d{2}-[0-9A-Z]{10}$/);
   t.equal(data.analysis_id, data.id, 'Variant A and B ids agree');
   t.same(Object.keys(data.by_framework), ['HIPAA'], 'codes answered in canonical spelling');
-  t.same(meta.version, '1.1.0');
+  t.same(meta.version, '1.2.0');
   t.equal(meta.scoring_version, SCORING_VERSION);
   t.equal(meta.registry_version, testRegistry().manifest.registry_version);
   t.type(meta.processing_time_ms, 'number');

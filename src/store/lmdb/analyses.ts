@@ -2,6 +2,8 @@ import { ApiError } from '../../core/errors.js';
 import { liveEntry, MAX_ANALYSIS_ID_LENGTH } from '../analyses.js';
 import type { AnalysisIndexEntry, AnalysisListQuery, AnalysisStore, IdempotencyRecord, SaveOutcome, StoredAnalysis } from '../types.js';
 import type { DataStore } from './database.js';
+import type { AnalysisPostureWrite } from '../posture.js';
+import { writePosture } from './posture.js';
 
 /**
  * Stored analyses in the embedded LMDB. The payload is the create response's bytes in their
@@ -13,7 +15,7 @@ import type { DataStore } from './database.js';
 export class LmdbAnalysisStore implements AnalysisStore {
   constructor(private readonly store: DataStore) {}
 
-  async save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord): Promise<SaveOutcome> {
+  async save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord, posture?: AnalysisPostureWrite): Promise<SaveOutcome> {
     const expiryKey: [number, string] = [Date.parse(entry.expires_at), entry.id];
     // Every write is a single put, which LMDB's write thread carries out; lmdb-js commits the
     // puts of one event turn together, in the order made. Inside transaction() the payload's
@@ -22,7 +24,7 @@ export class LmdbAnalysisStore implements AnalysisStore {
     // and its expiry record go first: should a crash split the commit, nothing reads a payload
     // without its index entry, and the sweeper removes it at its expiry.
     const payloadWritten = Promise.all([this.store.analyses.put(entry.id, payload), this.store.analysisExpiry.put(expiryKey, true)]);
-    if (!idempotency) {
+    if (!idempotency && !posture) {
       // Both awaited here and below: the caller reuses the payload's memory once save() resolves.
       await Promise.all([
         payloadWritten,
@@ -32,26 +34,31 @@ export class LmdbAnalysisStore implements AnalysisStore {
       return { stored: true };
     }
     let outcome: SaveOutcome = { stored: true };
+    let deliveries = 0;
     // The key's check and its writes in one transaction: LMDB runs them one at a time, so they
     // cannot interleave with another request's save under the same key. lmdb-js runs queued
     // single puts before queued transaction callbacks, so the payload is never stored after its
     // entry; a save that loses the race removes it.
+    // The posture record and webhook deliveries (src/store/lmdb/posture.ts) join the index entry's transaction.
     const indexed = this.store.root.transaction(() => {
-      const existing = this.store.idempotency.get([idempotency.account, idempotency.key]);
-      if (existing && Date.parse(existing.expires_at) > Date.parse(idempotency.created_at)) {
-        outcome = { stored: false, existing };
-        this.store.analyses.remove(entry.id);
-        this.store.analysisExpiry.remove(expiryKey);
-        return;
+      if (idempotency) {
+        const existing = this.store.idempotency.get([idempotency.account, idempotency.key]);
+        if (existing && Date.parse(existing.expires_at) > Date.parse(idempotency.created_at)) {
+          outcome = { stored: false, existing };
+          this.store.analyses.remove(entry.id);
+          this.store.analysisExpiry.remove(expiryKey);
+          return;
+        }
+        if (existing) this.store.idempotencyExpiry.remove([Date.parse(existing.expires_at), existing.account, existing.key]);
+        this.store.idempotency.put([idempotency.account, idempotency.key], idempotency);
+        this.store.idempotencyExpiry.put([Date.parse(idempotency.expires_at), idempotency.account, idempotency.key], true);
       }
-      if (existing) this.store.idempotencyExpiry.remove([Date.parse(existing.expires_at), existing.account, existing.key]);
-      this.store.idempotency.put([idempotency.account, idempotency.key], idempotency);
-      this.store.idempotencyExpiry.put([Date.parse(idempotency.expires_at), idempotency.account, idempotency.key], true);
       this.store.analysisIndex.put(entry.id, entry);
       this.store.accountAnalyses.put([entry.account, entry.created_at, entry.id], true);
+      if (posture) deliveries = writePosture(this.store, entry, posture);
     });
     await Promise.all([payloadWritten, indexed]);
-    return outcome;
+    return outcome.stored && posture ? { stored: true, deliveries } : outcome;
   }
 
   async get(id: string, account: string, now: Date): Promise<StoredAnalysis> {

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import type { AccountRecord, AnalysisIndexEntry, ApiKeyRecord, IdempotencyRecord } from '../types.js';
 import type { CustomControl, CustomFrameworkSummary } from '../../custom-frameworks/model.js';
+import type { AssessedControls } from '../../gap/posture-facts.js';
+import type { PostureRecord } from '../posture.js';
+import type { DeliveryRecord, WebhookRecord } from '../webhooks.js';
 
 export type { AccountRecord, AnalysisIndexEntry, ApiKeyRecord } from '../types.js';
 
@@ -28,6 +31,18 @@ export interface DataStore {
   /** Custom frameworks by [account, code]: the summary, and the controls apart (listing reads no controls). */
   customFrameworks: Database<CustomFrameworkSummary, [string, string]>;
   customFrameworkControls: Database<CustomControl[], [string, string]>;
+  /** Posture records by [account, scope, created_at, id]: a scope's history is one range (docs/posture.md). */
+  scopeAnalyses: Database<PostureRecord, [string, string, string, string]>;
+  /** [expiresAt, account, scope, created_at, id]: the posture sweep's range scan. */
+  postureExpiry: Database<true, [number, string, string, string, string]>;
+  /** A scoped analysis's assessed controls by framework, by analysis id: what regression events compare. */
+  analysisControls: Database<Record<string, AssessedControls>, string>;
+  /** Webhooks by [account, id]. */
+  webhooks: Database<WebhookRecord, [string, string]>;
+  /** Deliveries by [account, webhook id, delivery id] (delivery ids sort by creation time). */
+  webhookDeliveries: Database<DeliveryRecord, [string, string, string]>;
+  /** [due time, delivery id] → the delivery's key: the outbox the dispatcher scans. */
+  webhookDue: Database<[string, string, string], [number, string]>;
   close(): Promise<void>;
 }
 
@@ -76,7 +91,7 @@ export function openDataStore(dataDir: string): DataStore {
   }
   const path = join(dataDir, DATA_FILES[0]);
   // permissionsMode is read by lmdb-js's native open but missing from its type declarations.
-  const options = { path, maxDbs: 16, compression: false, permissionsMode: DATA_FILE_MODE };
+  const options = { path, maxDbs: 32, compression: false, permissionsMode: DATA_FILE_MODE };
   let root: RootDatabase;
   try {
     root = open(options as RootDatabaseOptionsWithPath);
@@ -96,6 +111,12 @@ export function openDataStore(dataDir: string): DataStore {
     directory: root.openDB<number, string>({ name: 'directory' }),
     customFrameworks: root.openDB<CustomFrameworkSummary, [string, string]>({ name: 'custom-frameworks', keyEncoding: 'ordered-binary' }),
     customFrameworkControls: root.openDB<CustomControl[], [string, string]>({ name: 'custom-framework-controls', keyEncoding: 'ordered-binary' }),
+    scopeAnalyses: root.openDB<PostureRecord, [string, string, string, string]>({ name: 'scope-analyses', keyEncoding: 'ordered-binary' }),
+    postureExpiry: root.openDB<true, [number, string, string, string, string]>({ name: 'posture-expiry', keyEncoding: 'ordered-binary' }),
+    analysisControls: root.openDB<Record<string, AssessedControls>, string>({ name: 'analysis-controls' }),
+    webhooks: root.openDB<WebhookRecord, [string, string]>({ name: 'webhooks', keyEncoding: 'ordered-binary' }),
+    webhookDeliveries: root.openDB<DeliveryRecord, [string, string, string]>({ name: 'webhook-deliveries', keyEncoding: 'ordered-binary' }),
+    webhookDue: root.openDB<[string, string, string], [number, string]>({ name: 'webhook-due', keyEncoding: 'ordered-binary' }),
     close: () => root.close(),
   };
 }

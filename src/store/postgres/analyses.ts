@@ -3,6 +3,8 @@ import { ApiError } from '../../core/errors.js';
 import { liveEntry, MAX_ANALYSIS_ID_LENGTH } from '../analyses.js';
 import type { AnalysisIndexEntry, AnalysisListQuery, AnalysisStore, IdempotencyRecord, SaveOutcome, StoredAnalysis } from '../types.js';
 import { LOCKS } from './migrations.js';
+import type { AnalysisPostureWrite } from '../posture.js';
+import { writePosture } from './posture.js';
 
 /** The sweep's statement timeout (the guard gives its call SWEEP_TIMEOUT_MS, src/store/postgres/open.ts). */
 const SWEEP_STATEMENT_TIMEOUT_MS = 290_000;
@@ -71,7 +73,7 @@ const recordOf = (row: IdempotencyRow): IdempotencyRecord => ({
 export class PostgresAnalysisStore implements AnalysisStore {
   constructor(private readonly sql: Sql) {}
 
-  async save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord): Promise<SaveOutcome> {
+  async save(entry: AnalysisIndexEntry, payload: Buffer, idempotency?: IdempotencyRecord, posture?: AnalysisPostureWrite): Promise<SaveOutcome> {
     return this.sql.begin(async (tx): Promise<SaveOutcome> => {
       if (idempotency) {
         await tx`DELETE FROM idempotency_keys WHERE account = ${idempotency.account} AND key = ${idempotency.key} AND expires_at <= ${new Date(idempotency.created_at)}`;
@@ -92,7 +94,8 @@ export class PostgresAnalysisStore implements AnalysisStore {
                 ${entry.posture_status}, ${entry.posture_score}, ${entry.critical_gaps}, ${entry.high_gaps}, ${entry.status},
                 ${entry.data_members ? tx.array(entry.data_members) : null}::integer[],
                 ${entry.custom_frameworks ? tx.json(entry.custom_frameworks as unknown as JSONValue) : null}, ${payload})`;
-      return { stored: true };
+      // The posture record and webhook deliveries commit with the analysis (src/store/postgres/posture.ts).
+      return posture ? { stored: true, deliveries: await writePosture(tx, entry, posture) } : { stored: true };
     });
   }
 

@@ -101,6 +101,60 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE analyses ADD COLUMN custom_frameworks jsonb;
     `,
   },
+  {
+    version: 4,
+    name: 'posture history of scoped analyses, webhooks and their delivery outbox',
+    sql: `
+      -- A scoped analysis's posture (docs/posture.md), inserted with it; removed at its expiry.
+      CREATE TABLE analysis_posture (
+        id          text PRIMARY KEY,
+        account     text NOT NULL,
+        scope       text NOT NULL,
+        created_at  timestamptz NOT NULL,
+        expires_at  timestamptz NOT NULL,
+        overall     jsonb NOT NULL,
+        -- The analysis's framework codes in its order (jsonb keeps no order of keys).
+        framework_codes  text[] NOT NULL,
+        frameworks  jsonb NOT NULL,
+        -- Assessed control ids by framework and status: what regression events compare.
+        controls    jsonb NOT NULL
+      );
+      CREATE INDEX analysis_posture_by_scope ON analysis_posture (account, scope, created_at, id COLLATE "C");
+      CREATE INDEX analysis_posture_expiry ON analysis_posture (expires_at);
+      -- Webhooks (docs/webhooks.md); the secret signs deliveries, so it is kept as given.
+      CREATE TABLE webhooks (
+        id          text PRIMARY KEY,
+        account     text NOT NULL,
+        url         text NOT NULL,
+        events      text[] NOT NULL,
+        secret      text NOT NULL,
+        created_at  timestamptz NOT NULL
+      );
+      CREATE INDEX webhooks_by_account ON webhooks (account);
+      -- The outbox: one row per event and webhook, written in the analysis's transaction.
+      CREATE TABLE webhook_deliveries (
+        id                    text PRIMARY KEY,
+        account               text NOT NULL,
+        webhook_id            text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+        event_id              text NOT NULL,
+        event_type            text NOT NULL,
+        body                  text NOT NULL,
+        created_at            timestamptz NOT NULL,
+        status                text NOT NULL,
+        attempts              integer NOT NULL,
+        next_attempt_at       timestamptz,
+        last_attempt_at       timestamptz,
+        last_response_status  integer,
+        last_error            text,
+        delivered_at          timestamptz,
+        -- Set while one node's dispatcher sends it; another node takes it once this has passed.
+        locked_until          timestamptz
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id COLLATE "C");
+      CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at) WHERE status <> 'pending';
+    `,
+  },
 ];
 
 /** Advisory lock ids of this service ("csr" in the high bytes, then the purpose). */
@@ -110,6 +164,10 @@ export const LOCKS = {
   directory: 0x637372_03,
   /** With the account's hash as the second key: one account's framework writes at a time. */
   customFrameworks: 0x637372_04,
+  /** With a hash of account and scope as the second key: one scope's analyses commit one at a time. */
+  posture: 0x637372_05,
+  /** With the account's hash as the second key: one account's webhook registrations at a time. */
+  webhooks: 0x637372_06,
 } as const;
 
 /** Applies the missing migrations; returns the versions applied now. */

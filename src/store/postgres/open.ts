@@ -3,6 +3,8 @@ import type { AnalysisStore, Stores } from '../types.js';
 import { PostgresAccountDirectory } from './accounts.js';
 import { PostgresAnalysisStore } from './analyses.js';
 import { PostgresCustomFrameworkStore } from './custom-frameworks.js';
+import { PostgresPostureStore } from './posture.js';
+import { PostgresWebhookStore } from './webhooks.js';
 import { connectionSettings, connectWith } from './connection.js';
 import { firstAccount, guarded, StoreGuard } from './guard.js';
 import { migrate } from './migrations.js';
@@ -59,6 +61,8 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
         accountOf: (method, args) => (method === 'get' ? (args[1] as string) : method === 'sweep' ? undefined : firstAccount(method, args)),
       }),
       customFrameworks: guarded(new PostgresCustomFrameworkStore(sql), guard),
+      posture: guarded(new PostgresPostureStore(sql), guard, { timeouts: { sweep: SWEEP_TIMEOUT_MS } }),
+      webhooks: guarded(new PostgresWebhookStore(sql), guard, { timeouts: { sweep: SWEEP_TIMEOUT_MS } }),
       async close() {
         guard.close();
         await accounts.stop();
