@@ -176,7 +176,17 @@ export interface ReportCheck {
 }
 
 /** Documented shortfalls: check id → the floor the gate holds and why the target is out of reach. */
-export const SHORTFALLS: Record<string, { floor: number; reason: string }> = {};
+export const SHORTFALLS: Record<string, { floor: number; reason: string }> = {
+  'coverage.CCPA': {
+    floor: 94.2,
+    reason: 'sections 1798.198 and 1798.199 only set operative dates and impose no duty a finding could show unmet, so no mapping at 0.7 is honest there',
+  },
+  'review.exact': {
+    floor: 86.6,
+    reason:
+      'the sealed sample of 3.0.0 judged 86.6 % exact [82.3, 90.9] and 1.3 % wrong; most partial verdicts are primary where a single setting is a lesser part of a broad control, which the next audit round tightens',
+  },
+};
 
 export interface RegistryReport {
   registry_version: string;
