@@ -2158,7 +2158,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
           "improved": 0,
           "regressed": 0,
           "new_gaps": 1,
-          "resolved": 0
+          "resolved": 0,
+          "no_longer_assessed": 0
         },
         "by_framework": [
           {
@@ -2166,7 +2167,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
             "baseline_score": 16.7,
             "current_score": 12.5,
             "controls_improved": 0,
-            "controls_regressed": 0
+            "controls_regressed": 0,
+            "controls_no_longer_assessed": 0
           }
         ],
         "frameworks_compared": [
@@ -2220,12 +2222,14 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
               "days_open": 0
             }
           ],
+          "no_longer_assessed": [],
           "by_framework": {
             "HIPAA": {
               "baseline_score": 16.7,
               "current_score": 12.5,
               "controls_improved": 0,
-              "controls_regressed": 0
+              "controls_regressed": 0,
+              "controls_no_longer_assessed": 0
             }
           }
         }

@@ -69,15 +69,12 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
   const gapsResolved: Array<{ control_id: string; framework: string; title: string; resolved_at: string; now: ControlStatus }> = [];
   const gapsAdded: Array<{ control_id: string; framework: string; title: string; status: ControlStatus; detected_at: string }> = [];
   const gapsUnchanged: Array<{ control_id: string; framework: string; title: string; status: ControlStatus; days_open: number }> = [];
-  const byFrameworkA: Array<{
-    framework: string;
-    baseline_score: number | null;
-    current_score: number | null;
-    controls_improved: number;
-    controls_regressed: number;
-  }> = [];
-  const byFrameworkB: Record<string, { baseline_score: number | null; current_score: number | null; controls_improved: number; controls_regressed: number }> =
-    {};
+  // Assessed in the baseline, not in the current analysis: the newer scan did not look, which says
+  // nothing of a fix. Counted apart, never as resolved or improved.
+  const noLongerAssessed: Array<{ control_id: string; framework: string; title: string; baseline_status: Exclude<ControlStatus, 'not_assessed'> }> = [];
+  type FrameworkChange = ComparisonData['comparison']['by_framework'][string];
+  const byFrameworkA: Array<{ framework: string } & FrameworkChange> = [];
+  const byFrameworkB: Record<string, FrameworkChange> = {};
   let improved = 0;
   let regressed = 0;
 
@@ -86,6 +83,7 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
     const after = controlStates(current, framework);
     let frameworkImproved = 0;
     let frameworkRegressed = 0;
+    let frameworkNoLongerAssessed = 0;
     for (const controlId of new Set([...before.keys(), ...after.keys()])) {
       const was = before.get(controlId);
       const now = after.get(controlId);
@@ -97,7 +95,10 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
         if (delta > 0) frameworkImproved += 1;
         if (delta < 0) frameworkRegressed += 1;
       }
-      if (isGap(wasStatus) && !isGap(nowStatus)) gapsResolved.push({ control_id: controlId, framework, title, resolved_at: resolvedAt, now: nowStatus });
+      if (wasStatus !== 'not_assessed' && nowStatus === 'not_assessed') {
+        noLongerAssessed.push({ control_id: controlId, framework, title, baseline_status: wasStatus });
+        frameworkNoLongerAssessed += 1;
+      } else if (isGap(wasStatus) && !isGap(nowStatus)) gapsResolved.push({ control_id: controlId, framework, title, resolved_at: resolvedAt, now: nowStatus });
       else if (!isGap(wasStatus) && isGap(nowStatus)) gapsAdded.push({ control_id: controlId, framework, title, status: nowStatus, detected_at: resolvedAt });
       else if (isGap(wasStatus) && isGap(nowStatus) && options.includeUnchanged)
         gapsUnchanged.push({ control_id: controlId, framework, title, status: nowStatus, days_open: daysBetween });
@@ -109,6 +110,7 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
       current_score: current.by_framework[framework].posture.score,
       controls_improved: frameworkImproved,
       controls_regressed: frameworkRegressed,
+      controls_no_longer_assessed: frameworkNoLongerAssessed,
     };
     byFrameworkA.push({ framework, ...scores });
     byFrameworkB[framework] = scores;
@@ -126,7 +128,7 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
   return {
     comparison_id: options.comparisonId,
     summary: { baseline_score: baselineScore, current_score: currentScore, score_change: scoreChange, overall_change: overallChange },
-    changes: { improved, regressed, new_gaps: gapsAdded.length, resolved: gapsResolved.length },
+    changes: { improved, regressed, new_gaps: gapsAdded.length, resolved: gapsResolved.length, no_longer_assessed: noLongerAssessed.length },
     by_framework: byFrameworkA,
     frameworks_compared: shared,
     frameworks_only_in_baseline: baselineFrameworks.filter((code) => !shared.includes(code)),
@@ -138,6 +140,7 @@ export function compareAnalyses(baseline: Data, current: Data, options: { includ
       gaps_resolved: gapsResolved,
       gaps_added: gapsAdded,
       ...(options.includeUnchanged && { gaps_unchanged: gapsUnchanged }),
+      no_longer_assessed: noLongerAssessed,
       by_framework: byFrameworkB,
     },
   };

@@ -210,6 +210,7 @@ const FrameworkScores = {
   current_score: Score,
   controls_improved: Type.Integer({ minimum: 0 }),
   controls_regressed: Type.Integer({ minimum: 0 }),
+  controls_no_longer_assessed: Type.Integer({ minimum: 0, description: 'Assessed in the baseline, not in the current analysis: neither resolved nor improved' }),
 };
 const ComparedAnalysis = Type.Object({
   id: Type.String(),
@@ -232,6 +233,10 @@ export const ComparisonData = Type.Object({
     regressed: Type.Integer({ minimum: 0 }),
     new_gaps: Type.Integer({ minimum: 0 }),
     resolved: Type.Integer({ minimum: 0 }),
+    no_longer_assessed: Type.Integer({
+      minimum: 0,
+      description: 'Controls assessed in the baseline and not in the current analysis (a narrower scan), counted apart from resolved and improved',
+    }),
   }),
   by_framework: Type.Array(Type.Object({ framework: Type.String(), ...FrameworkScores })),
   frameworks_compared: Type.Array(Type.String()),
@@ -251,6 +256,10 @@ export const ComparisonData = Type.Object({
       Type.Array(Type.Object({ ...ComparedControl, status: StringEnum(CONTROL_STATUSES), days_open: Type.Integer({ minimum: 0 }) }), {
         description: 'With options.include_unchanged',
       }),
+    ),
+    no_longer_assessed: Type.Array(
+      Type.Object({ ...ComparedControl, baseline_status: Assessed }),
+      { description: 'Controls assessed in the baseline and not in the current analysis: the newer scan did not look, which is no fix' },
     ),
     by_framework: Type.Record(Type.String(), Type.Object(FrameworkScores)),
   }),

@@ -293,7 +293,7 @@ t.test('compare', async (t) => {
   const iso = data.by_framework.find((f: { framework: string }) => f.framework === 'ISO27001');
   t.equal(iso.controls_improved, 1, `${a.control_id}: non_compliant → compliant`);
   t.equal(iso.controls_regressed, 1, `${c.control_id}: compliant → non_compliant`);
-  t.same(data.changes, { improved: 1, regressed: 1, new_gaps: 1, resolved: 1 });
+  t.same(data.changes, { improved: 1, regressed: 1, new_gaps: 1, resolved: 1, no_longer_assessed: 0 });
   t.same(
     data.comparison.gaps_resolved.map((g: { control_id: string }) => g.control_id),
     [a.control_id],
