@@ -78,7 +78,9 @@ t.test('signals: sizes, ids, primary mappings', needsBuild, async (t) => {
   // they need mappings, or a place in an objectives file's unassigned list with the reason.
   const technical = (id: string) => registry.signal(id)!.domain === 'GEN' && /-\d{4}$/.test(id);
   const superseded = (id: string) => registry.signal(id)!.status === 'superseded';
-  const noPrimary = ids.filter((id) => !technical(id) && !superseded(id) && !registry.mappingsOfSignal(id).some((m) => m.relationship === 'primary' && !m.derived));
+  const noPrimary = ids.filter(
+    (id) => !technical(id) && !superseded(id) && !registry.mappingsOfSignal(id).some((m) => m.relationship === 'primary' && !m.derived),
+  );
   t.same(noPrimary, [], 'every active signal written by people has a primary mapping');
   const { model } = loadModel(defaultSourcesDir);
   t.same(
@@ -133,8 +135,18 @@ t.test('artifact types, templates, tools, tool mappings', needsBuild, async (t) 
 
 t.test('derived data is in bounds', needsBuild, async (t) => {
   const all = registry.mappings({}, { offset: 0, limit: Number.MAX_SAFE_INTEGER }).items;
-  t.ok(all.every((m) => m !== undefined), 'every mapping number resolves (signals without mappings included)');
-  t.same(all.filter((_, i) => i % 997 === 0).filter((m) => registry.mapping(m.id)?.id !== m.id).map((m) => m.id), [], 'MAP ids resolve to themselves');
+  t.ok(
+    all.every((m) => m !== undefined),
+    'every mapping number resolves (signals without mappings included)',
+  );
+  t.same(
+    all
+      .filter((_, i) => i % 997 === 0)
+      .filter((m) => registry.mapping(m.id)?.id !== m.id)
+      .map((m) => m.id),
+    [],
+    'MAP ids resolve to themselves',
+  );
   const derived = all.filter((m) => m.derived);
   t.ok(derived.length > 10_000, `${derived.length} derived mappings`);
   const crosswalk = derived.filter((m) => m.provenance.kind === 'crosswalk');
