@@ -16,6 +16,7 @@ import { SERVER_ENTRY, SERVICE_NODE_FLAGS } from '../src/node-flags.js';
 import { openStores } from '../src/store/open.js';
 import { Registry } from '../src/registry/registry.js';
 import { scenarios, type Scenario } from './scenarios/index.js';
+import { LARGE_ACCOUNT, seedLargeAccount } from './scenarios/large-account.js';
 import { load } from './load.js';
 import { runWrk, wrkAvailable, writeKeyScript, type WrkResult } from './wrk.js';
 // The throwaway PostgreSQL and Redis the tests use: the cluster variant needs the same, no more.
@@ -160,7 +161,11 @@ async function main(): Promise<void> {
   const store = cluster ? ' [postgres+redis]' : '';
   const plan = scenarios(registry)
     .filter((s, i) => !only || i === 0 || s.name.includes(only) || (s.alongside?.includes(only) ?? false))
+    // A scenario of the large account needs PostgreSQL to seed it (and its companions run beside it).
+    .filter((s, _i, all) => cluster || !(s.account || all.find((o) => o.name === s.alongside)?.account))
     .map((s) => (s.baseline ? s : { ...s, name: `${s.name}${store}`, alongside: s.alongside && `${s.alongside}${store}` }));
+  const large = plan.some((s) => s.account === LARGE_ACCOUNT) ? await seedLargeAccount(clusterEnv.DATABASE_URL, dataDir) : undefined;
+  const keysOf = (s: Scenario) => (s.account === LARGE_ACCOUNT && large ? large.keys : keys);
   const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...clusterEnv };
   // The service logs (an access line per request) to a file, as it would to journald or a
   // collector: read through a pipe, they would cost this process, the load generator, its speed.
@@ -180,7 +185,7 @@ async function main(): Promise<void> {
     const probe = await fetch(`http://127.0.0.1:${target}${scenario.path}`, {
       method: scenario.method,
       body: scenario.body,
-      headers: { authorization: `Bearer ${keys[1]}`, 'content-type': 'application/json', ...scenario.headers },
+      headers: { authorization: `Bearer ${keysOf(scenario)[1]}`, 'content-type': 'application/json', ...scenario.headers },
     });
     const answer = await probe.text();
     if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status}`);
@@ -199,20 +204,20 @@ async function main(): Promise<void> {
       continue;
     }
     if (scenario.generator === 'wrk-latency') {
-      if (withWrk) results.push(latency(scenario, port, keys, dataDir, floorAnswers.get(scenario)));
+      if (withWrk) results.push(latency(scenario, port, keysOf(scenario), dataDir, floorAnswers.get(scenario)));
       continue;
     }
     process.stderr.write(`running: ${scenario.name} (${scenario.durationSeconds} s)\n`);
     if (scenario.alongside) {
       const other = plan.find((s) => s.name === scenario.alongside)!;
       const [main, background] = await Promise.all([
-        load(target, scenario, keys),
-        loadInChild(port, { ...other, durationSeconds: scenario.durationSeconds }, keysFile),
+        load(target, scenario, keysOf(scenario)),
+        loadInChild(port, { ...other, durationSeconds: scenario.durationSeconds }, other.account === LARGE_ACCOUNT && large ? large.keysFile : keysFile),
       ]);
       // The background analyses are there to load the service; their own target applies when they run alone.
       results.push(summarise(scenario, main), summarise({ ...other, name: `${other.name} (alongside)`, targetP99Ms: undefined }, background));
     } else {
-      results.push(summarise(scenario, await load(target, scenario, keys)));
+      results.push(summarise(scenario, await load(target, scenario, keysOf(scenario))));
     }
   }
 

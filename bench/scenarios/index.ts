@@ -1,4 +1,5 @@
 import type { Registry } from '../../src/registry/registry.js';
+import { LARGE_ACCOUNT, LARGE_ACCOUNT_ANALYSES, largeAccountCursor } from './large-account.js';
 
 /** A benchmark scenario is data: what to send, what must come back, how hard to push. */
 export interface Scenario {
@@ -27,6 +28,11 @@ export interface Scenario {
   generator?: 'wrk' | 'wrk-latency';
   /** Published target for throughput relative to the bare server (wrk scenarios). */
   targetRatio?: number;
+  /**
+   * The requests go with keys of this account, which the runner seeds first (bench/scenarios/large-account.ts),
+   * instead of the bench's 8,000 accounts in turn. Such scenarios run with `--cluster` only.
+   */
+  account?: typeof LARGE_ACCOUNT;
   /**
    * Published target for p50 relative to the JSON floor: in one thread of the bench
    * process, JSON.parse of the request plus JSON.parse and JSON.stringify of the service's answer.
@@ -185,6 +191,36 @@ export function scenarios(registry: Registry): Scenario[] {
       connections: 64,
       durationSeconds: 8,
       generator: 'wrk',
+    },
+    // Cluster only: a deep page of a large account by cursor (the keyset index), 12 lists of that
+    // account at once (at most half the pool is theirs), and another account's lists beside them.
+    {
+      name: `stored: page 10,000 of a ${LARGE_ACCOUNT_ANALYSES.toLocaleString('en')}-analysis account, by cursor`,
+      method: 'GET',
+      path: `/v1/gap-analysis/summary?per_page=20&cursor=${largeAccountCursor(10_000, 20)}`,
+      expectStatus: 200,
+      connections: 1,
+      durationSeconds: 8,
+      targetP99Ms: 50,
+      account: LARGE_ACCOUNT,
+    },
+    {
+      name: 'stored: 12 lists at once of the large account',
+      method: 'GET',
+      path: '/v1/gap-analysis/summary?per_page=20',
+      expectStatus: 200,
+      connections: 12,
+      durationSeconds: 8,
+      account: LARGE_ACCOUNT,
+    },
+    {
+      name: "stored: another account's list while 12 lists of the large account run",
+      method: 'GET',
+      path: '/v1/gap-analysis/summary?per_page=20',
+      expectStatus: 200,
+      connections: 4,
+      durationSeconds: 8,
+      alongside: 'stored: 12 lists at once of the large account',
     },
     // Latency targets are per request: one connection, requests back to back. 25 ms is the target.
     {

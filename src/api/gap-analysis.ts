@@ -8,8 +8,9 @@ import { analyze, type AnalyzeOutput, type AnalyzeTask } from '../gap/analyze.js
 import { compareStored, type CompareTask } from '../gap/compare.js';
 import { CompareBody, CreateAnalysisBody, type CompareBody as CompareBodyType } from '../schemas/gap.js';
 import { AnalysisListData, AnalysisListMeta, AnalysisResultData, AnalysisResultMeta, ComparisonData, VersionOnlyMeta } from '../schemas/gap-result.js';
-import { expiryOf, newAnalysisId, readAnalysis } from '../store/analyses.js';
+import { expiryOf, newAnalysisId, readAnalysis, type AnalysisIndexEntry } from '../store/analyses.js';
 import { compressedForm, storedForm } from '../store/result-codec.js';
+import { decodeCursor, encodeCursor } from '../store/list-cursor.js';
 import { idempotencyRecord, idempotentRequest, replay, type IdempotentOperation } from './idempotency.js';
 import { answerInVariant, requestedVariant, storedAnswer, VariantQuery } from './result-variant.js';
 import { GAP_ANALYSIS_LIMITS } from '../tiers.js';
@@ -159,13 +160,19 @@ const SummaryQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 512, description: 'meta.next_cursor of the previous page: the page after it, however deep (then `page` is not read)' }),
+  ),
   status: Type.Optional(StringEnum(['pending', 'completed', 'failed'] as const)),
   framework: Type.Optional(Type.String()),
 });
 
+/** `page` reaches this many analyses deep at most (skipping rows costs their reading); deeper pages come by cursor. */
+export const MAX_LIST_OFFSET = 10_000;
+
 async function summary(ctx: RouteContext) {
   const { services, account } = ctx;
-  const query = ctx.query as { page: number; per_page?: number; limit?: number; status?: string; framework?: string };
+  const query = ctx.query as { page: number; per_page?: number; limit?: number; cursor?: string; status?: string; framework?: string };
   let framework: string | undefined;
   if (query.framework !== undefined) {
     framework = services.registry.resolveFrameworkCode(query.framework);
@@ -183,11 +190,28 @@ async function summary(ctx: RouteContext) {
   // Variant A pages with page/per_page; Variant B's `limit` is the page size when per_page is absent.
   // With neither, 20 (Variant A's default) — docs/api.md.
   const perPage = query.per_page ?? query.limit ?? 20;
-  const offset = (query.page - 1) * perPage;
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (query.cursor !== undefined && !after) throw invalidParameter('cursor', query.cursor, { reason: 'is not a cursor this service gave (meta.next_cursor)' });
+  const offset = after ? 0 : (query.page - 1) * perPage;
   const now = services.now();
-  const { total, items } = await services.analyses.list(account.name, { framework, status: query.status, offset, limit: perPage }, now);
+  let listed: { total: number; items: AnalysisIndexEntry[] };
+  if (offset > MAX_LIST_OFFSET) {
+    // Deep pages are read with the cursor; a page past the end is still the empty page with the real total.
+    listed = await services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 0 }, now);
+    if (offset < listed.total)
+      throw invalidParameter('page', String(query.page), {
+        reason: `reaches past the first ${MAX_LIST_OFFSET} analyses; read further with cursor (meta.next_cursor)`,
+        limit: Math.floor(MAX_LIST_OFFSET / perPage) + 1,
+      });
+  } else {
+    listed = await services.analyses.list(account.name, { framework, status: query.status, offset, limit: perPage, after }, now);
+  }
+  const { total, items } = listed;
   const newestTwo =
-    offset === 0 ? items.slice(0, 2) : (await services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 2 }, now)).items;
+    offset === 0 && !after
+      ? items.slice(0, 2)
+      : (await services.analyses.list(account.name, { framework, status: query.status, offset: 0, limit: 2 }, now)).items;
+  const last = items.at(-1);
   const [latest, previous] = newestTwo;
   const scoreChange =
     latest && previous && latest.posture_score !== null && previous.posture_score !== null
@@ -215,7 +239,14 @@ async function summary(ctx: RouteContext) {
         })),
         trend,
       },
-      meta: { total, page: query.page, per_page: perPage, total_pages: Math.ceil(total / perPage), limit: perPage },
+      meta: {
+        total,
+        page: after ? null : query.page,
+        per_page: perPage,
+        total_pages: Math.ceil(total / perPage),
+        limit: perPage,
+        next_cursor: last && items.length === perPage ? encodeCursor(last) : null,
+      },
     },
   };
 }

@@ -1066,7 +1066,8 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
         "page": 1,
         "per_page": 20,
         "total_pages": 1,
-        "limit": 20
+        "limit": 20,
+        "next_cursor": null
       }
     }
   },

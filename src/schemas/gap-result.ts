@@ -293,8 +293,11 @@ export const AnalysisListData = Type.Object({
 
 export const AnalysisListMeta = Type.Object({
   total: Type.Integer({ minimum: 0 }),
-  page: Type.Integer({ minimum: 1 }),
+  page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'null when the page was asked for with `cursor`' }),
   per_page: Type.Integer({ minimum: 1 }),
   total_pages: Type.Integer({ minimum: 0 }),
   limit: Type.Integer({ minimum: 1 }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `cursor` for the page after this one (null when this page is the last): the way to read deep into a long list',
+  }),
 });

@@ -88,8 +88,11 @@ export interface StoredAnalysis {
 export interface AnalysisListQuery {
   framework?: string;
   status?: string;
+  /** Rows to skip before the page (after `after`, when given). */
   offset: number;
   limit: number;
+  /** Keyset: start after this analysis in list order (newest first, ties by id in byte order), the last of the previous page. */
+  after?: { created_at: string; id: string };
 }
 
 /**

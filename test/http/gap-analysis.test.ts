@@ -222,7 +222,15 @@ t.test('summary: newest first, paging, filters, trend, isolation', async (t) => 
     [ids[4], ids[3]],
     'newest first',
   );
-  t.same(page1.body.meta, { total: 5, page: 1, per_page: 2, total_pages: 3, limit: 2 });
+  const { next_cursor: cursor, ...meta } = page1.body.meta;
+  t.same(meta, { total: 5, page: 1, per_page: 2, total_pages: 3, limit: 2 });
+  const byCursor = await call(service, 'GET', `/v1/gap-analysis/summary?per_page=2&cursor=${cursor}`, { key });
+  t.same(
+    byCursor.body.data.analyses.map((x: { id: string }) => x.id),
+    [ids[2], ids[1]],
+    'meta.next_cursor gives the next page (docs/api.md)',
+  );
+  t.same([byCursor.body.meta.page, byCursor.body.meta.total], [null, 5]);
   t.same(page1.body.data.trend, { direction: 'stable', score_change: 0 });
   const item = page1.body.data.analyses[1];
   t.same(

@@ -158,6 +158,68 @@ function contract(t: Test, name: string, open: Open) {
     t.equal((await analyses.get('GAP-2026-01-01-BBBBBBBBBB', 'acme', at(33))).entry.id, 'GAP-2026-01-01-BBBBBBBBBB', 'the 90-day analysis survives');
   });
 
+  t.test(`${name}: keyset pages`, async (t) => {
+    const stores = await open(() => day0);
+    t.teardown(() => stores.close());
+    const { analyses } = stores;
+    // Two share a creation time, so that ties are broken by id (in byte order: 'B…' < 'a…').
+    const made = [
+      entry('GAP-2026-01-01-K000000001', 'acme', at(1), 90, ['SOC2']),
+      entry('GAP-2026-01-01-K000000002', 'acme', at(2), 90),
+      entry('GAP-2026-01-01-Ba00000003', 'acme', at(3), 90, ['SOC2']),
+      entry('GAP-2026-01-01-aa00000004', 'acme', at(3), 90),
+      entry('GAP-2026-01-01-K000000005', 'acme', at(4), 90, ['SOC2']),
+      entry('GAP-2026-01-01-K000000006', 'other', at(5), 90),
+    ];
+    for (const e of made) await analyses.save(e, Buffer.from(e.id));
+    const order = [
+      'GAP-2026-01-01-K000000005',
+      'GAP-2026-01-01-aa00000004',
+      'GAP-2026-01-01-Ba00000003',
+      'GAP-2026-01-01-K000000002',
+      'GAP-2026-01-01-K000000001',
+    ];
+    const walked: string[][] = [];
+    let after: { created_at: string; id: string } | undefined;
+    for (;;) {
+      const page = await analyses.list('acme', { offset: 0, limit: 2, after }, at(10));
+      t.equal(page.total, 5, 'every page carries the total');
+      if (!page.items.length) break;
+      walked.push(page.items.map((e) => e.id));
+      const last = page.items.at(-1)!;
+      after = { created_at: last.created_at, id: last.id };
+    }
+    t.same(walked, [order.slice(0, 2), order.slice(2, 4), order.slice(4)], 'pages follow one another from each cursor, newest first, ties by id');
+    const offsetPages = await Promise.all([0, 2, 4].map((offset) => analyses.list('acme', { offset, limit: 2 }, at(10))));
+    t.same(
+      offsetPages.map((p) => p.items.map((e) => e.id)),
+      walked,
+      'the same pages as by offset',
+    );
+    const third = made[2];
+    t.same(
+      (await analyses.list('acme', { offset: 0, limit: 10, framework: 'SOC2', after: { created_at: third.created_at, id: third.id } }, at(10))).items.map(
+        (e) => e.id,
+      ),
+      ['GAP-2026-01-01-K000000001'],
+      'a cursor with a filter',
+    );
+    t.same(
+      (await analyses.list('acme', { offset: 1, limit: 1, after: { created_at: third.created_at, id: third.id } }, at(10))).items.map((e) => e.id),
+      ['GAP-2026-01-01-K000000001'],
+      'an offset counts from the cursor',
+    );
+    t.equal((await analyses.list('acme', { offset: 0, limit: 0 }, at(10))).total, 5, 'limit 0: the total alone');
+    t.equal((await analyses.list('acme', { offset: 0, limit: 10, framework: 'SOC2' }, at(10))).total, 3, 'a filtered total');
+    t.equal((await analyses.list('acme', { offset: 0, limit: 10, status: 'completed', framework: 'SOC2' }, at(10))).total, 3);
+    t.equal((await analyses.list('acme', { offset: 0, limit: 10, status: 'failed' }, at(10))).total, 0);
+    t.equal((await analyses.list('acme', { offset: 0, limit: 10 }, at(92))).total, 3, 'expired before the sweep (days 91 and 92): out of the total');
+    t.equal((await analyses.list('acme', { offset: 0, limit: 10, framework: 'SOC2' }, at(92))).total, 2);
+    await analyses.sweep(at(92));
+    t.equal((await analyses.list('acme', { offset: 0, limit: 10 }, at(92))).total, 3, 'and after it');
+    t.equal((await analyses.list('acme', { offset: 0, limit: 10, framework: 'SOC2' }, at(92))).total, 2);
+  });
+
   t.test(`${name}: idempotency records`, async (t) => {
     const stores = await open(() => day0);
     t.teardown(() => stores.close());
@@ -297,6 +359,59 @@ t.test('postgres', async (t) => {
       'every due analysis swept exactly once across the nodes',
     );
     t.ok(counts.filter((c) => c > 0).length >= 1, `sweeps per node: ${counts.join(', ')}`);
+  });
+
+  t.test('the counts behind the total follow inserts, sweeps and deletes, and the list reads the keyset index', async (t) => {
+    const url = createDatabase(server.url, 'counts');
+    const stores = await openStores({ dataDir: '/nonexistent', databaseUrl: url });
+    t.teardown(() => stores.close());
+    const sql = connect(url);
+    t.teardown(() => sql.end());
+    for (let i = 0; i < 300; i++)
+      await stores.analyses.save(
+        entry(`GAP-2026-01-01-N${String(i).padStart(9, '0')}`, i % 3 ? 'acme' : 'other', at(i % 10), 30 + (i % 7), i % 2 ? ['SOC2', 'HIPAA'] : ['HIPAA']),
+        Buffer.from('p'),
+      );
+    const exact = async (now: Date) =>
+      (
+        await sql<{ account: string; framework: string; n: string }[]>`
+          SELECT account, f AS framework, count(*) AS n FROM analyses, unnest(array_append(frameworks, '')) AS f
+          WHERE swept_at IS NULL AND expires_at > ${now} GROUP BY 1, 2 ORDER BY 1, 2`
+      ).map((r) => `${r.account}/${r.framework || '*'}=${r.n}`);
+    const listed = async (now: Date) => {
+      const out: string[] = [];
+      for (const account of ['acme', 'other'])
+        for (const framework of [undefined, 'HIPAA', 'SOC2']) {
+          const { total } = await stores.analyses.list(account, { offset: 0, limit: 0, framework }, now);
+          if (total) out.push(`${account}/${framework ?? '*'}=${total}`);
+        }
+      return out.sort();
+    };
+    for (const [what, now] of [
+      ['all live', at(20)],
+      ['some expired, none swept', at(38)],
+    ] as const)
+      t.same(await listed(now), (await exact(now)).sort(), `totals agree with counting rows: ${what}`);
+    await stores.analyses.sweep(at(38));
+    t.same(await listed(at(38)), (await exact(at(38))).sort(), 'after the sweep');
+    await sql`DELETE FROM analyses WHERE account = 'other' AND id LIKE '%0'`;
+    t.same(await listed(at(38)), (await exact(at(38))).sort(), 'after a delete');
+
+    // 300 rows are read faster whole: the planner is told to use an index, to show that one serves the page in its order.
+    await sql`ANALYZE analyses`;
+    const plan = await sql.begin(async (tx) => {
+      await tx`SET LOCAL enable_seqscan = off`;
+      await tx`SET LOCAL enable_bitmapscan = off`;
+      const [row] = await tx.unsafe<Array<{ 'QUERY PLAN': unknown }>>(
+        `EXPLAIN (FORMAT JSON) SELECT id FROM analyses WHERE account = 'acme' AND swept_at IS NULL AND expires_at > '2026-01-20T00:00:00Z'
+         AND (created_at, id COLLATE "C") < ('2026-01-05T00:00:00Z'::timestamptz, 'GAP-2026-01-01-N000000100' COLLATE "C")
+         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT 20`,
+      );
+      return row['QUERY PLAN'];
+    });
+    const text = JSON.stringify(plan);
+    t.match(text, /"Index Name":"analyses_by_account/, 'a page is read from an index over the account, its time and id');
+    t.notMatch(text, /"Node Type":"Sort"/, 'in its order, with no sort');
   });
 
   t.test('a revocation and a tier change reach another node', async (t) => {

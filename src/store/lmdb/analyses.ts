@@ -72,14 +72,20 @@ export class LmdbAnalysisStore implements AnalysisStore {
   async list(account: string, query: AnalysisListQuery, now: Date): Promise<{ total: number; items: AnalysisIndexEntry[] }> {
     const items: AnalysisIndexEntry[] = [];
     let total = 0;
+    let skipped = 0;
+    const after = query.after;
+    // Keys are [account, created_at, id] and the walk runs newest first: past the cursor means smaller (byte order, as PostgreSQL's COLLATE "C").
+    const pastCursor = (key: [string, string, string]) => !after || key[1] < after.created_at || (key[1] === after.created_at && key[2] < after.id);
     const range = this.store.accountAnalyses.getRange({ start: [account, '\uffff'], end: [account, ''], reverse: true });
     for (const { key } of range) {
       const entry = this.store.analysisIndex.get(key[2]);
       if (!entry || entry.swept_at || Date.parse(entry.expires_at) <= now.getTime()) continue;
       if (query.framework && !entry.frameworks.includes(query.framework)) continue;
       if (query.status && entry.status !== query.status) continue;
-      if (total >= query.offset && items.length < query.limit) items.push(entry);
       total += 1;
+      if (!pastCursor(key) || items.length >= query.limit) continue;
+      if (skipped < query.offset) skipped += 1;
+      else items.push(entry);
     }
     return { total, items };
   }

@@ -109,17 +109,27 @@ export class PostgresAnalysisStore implements AnalysisStore {
     return { entry, payload: row.payload };
   }
 
+  /**
+   * A page walks the keyset index from the cursor (or from the newest), so page 10,000 costs what
+   * page 1 does; the total comes from the per-account counts the triggers keep (migration 5), less
+   * the analyses past their expiry that the sweep has not reached yet.
+   */
   async list(account: string, query: AnalysisListQuery, now: Date): Promise<{ total: number; items: AnalysisIndexEntry[] }> {
     const sql = this.sql;
-    const filters = sql`
-      account = ${account} AND swept_at IS NULL AND expires_at > ${now}
+    const match = sql`
       ${query.framework ? sql`AND ${query.framework} = ANY (frameworks)` : sql``}
       ${query.status ? sql`AND status = ${query.status}` : sql``}`;
+    const after = query.after;
     const [[{ total }], rows] = await Promise.all([
-      sql<{ total: string }[]>`SELECT count(*) AS total FROM analyses WHERE ${filters}`,
-      sql<
-        AnalysisRow[]
-      >`SELECT ${sql.unsafe(ENTRY_COLUMNS)} FROM analyses WHERE ${filters} ORDER BY created_at DESC, id COLLATE "C" DESC OFFSET ${query.offset} LIMIT ${query.limit}`,
+      sql<{ total: string }[]>`
+        SELECT (SELECT COALESCE(sum(n), 0) FROM analysis_counts
+                WHERE account = ${account} AND framework = ${query.framework ?? ''} ${query.status ? sql`AND status = ${query.status}` : sql``})
+             - (SELECT count(*) FROM analyses WHERE account = ${account} AND swept_at IS NULL AND expires_at <= ${now} ${match}) AS total`,
+      sql<AnalysisRow[]>`
+        SELECT ${sql.unsafe(ENTRY_COLUMNS)} FROM analyses
+        WHERE account = ${account} AND swept_at IS NULL AND expires_at > ${now} ${match}
+        ${after ? sql`AND (created_at, id COLLATE "C") < (${new Date(after.created_at)}, ${after.id} COLLATE "C")` : sql``}
+        ORDER BY created_at DESC, id COLLATE "C" DESC OFFSET ${query.offset} LIMIT ${query.limit}`,
     ]);
     return { total: Number(total), items: rows.map(entryOf) };
   }

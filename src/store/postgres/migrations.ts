@@ -155,6 +155,65 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at) WHERE status <> 'pending';
     `,
   },
+  {
+    version: 5,
+    name: 'analyses: keyset index, per-account counts',
+    sql: `
+      -- An account's analyses newest first, ties broken by id in byte order: the list reads a page
+      -- from where the previous one ended (its cursor) instead of skipping the rows before it.
+      CREATE INDEX analyses_by_account_keyset ON analyses (account, created_at DESC, id COLLATE "C" DESC) WHERE swept_at IS NULL;
+      -- Unswept analyses past their expiry, per account: what the counts below still hold.
+      CREATE INDEX analyses_account_expiry ON analyses (account, expires_at) WHERE swept_at IS NULL;
+      -- Unswept analyses per account, status and framework ('' for all of them): the list's total
+      -- without counting rows. Kept by triggers, so that every node's writes count, whatever its release.
+      CREATE TABLE analysis_counts (
+        account    text NOT NULL,
+        status     text NOT NULL,
+        framework  text NOT NULL,
+        n          bigint NOT NULL,
+        PRIMARY KEY (account, status, framework)
+      );
+      CREATE FUNCTION csr_analysis_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        -- One upsert per statement, in key order, so that concurrent writers lock counts in the same order.
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO analysis_counts AS c (account, status, framework, n)
+            SELECT r.account, r.status, f.framework, count(*) FROM new_rows r
+            CROSS JOIN LATERAL (SELECT DISTINCT unnest(array_append(r.frameworks, '')) AS framework) f
+            WHERE r.swept_at IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+          ON CONFLICT (account, status, framework) DO UPDATE SET n = c.n + EXCLUDED.n;
+        ELSIF TG_OP = 'DELETE' THEN
+          INSERT INTO analysis_counts AS c (account, status, framework, n)
+            SELECT r.account, r.status, f.framework, -count(*) FROM old_rows r
+            CROSS JOIN LATERAL (SELECT DISTINCT unnest(array_append(r.frameworks, '')) AS framework) f
+            WHERE r.swept_at IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+          ON CONFLICT (account, status, framework) DO UPDATE SET n = c.n + EXCLUDED.n;
+        ELSE
+          INSERT INTO analysis_counts AS c (account, status, framework, n)
+            SELECT account, status, framework, sum(d) FROM (
+              SELECT r.account, r.status, f.framework, -1 AS d FROM old_rows r
+              CROSS JOIN LATERAL (SELECT DISTINCT unnest(array_append(r.frameworks, '')) AS framework) f WHERE r.swept_at IS NULL
+              UNION ALL
+              SELECT r.account, r.status, f.framework, 1 FROM new_rows r
+              CROSS JOIN LATERAL (SELECT DISTINCT unnest(array_append(r.frameworks, '')) AS framework) f WHERE r.swept_at IS NULL
+            ) changes GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
+          ON CONFLICT (account, status, framework) DO UPDATE SET n = c.n + EXCLUDED.n;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER analyses_count_inserts AFTER INSERT ON analyses REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION csr_analysis_counts();
+      CREATE TRIGGER analyses_count_updates AFTER UPDATE ON analyses REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION csr_analysis_counts();
+      CREATE TRIGGER analyses_count_deletes AFTER DELETE ON analyses REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION csr_analysis_counts();
+      -- The rows already there (CREATE TRIGGER has locked out writers until this commits).
+      INSERT INTO analysis_counts (account, status, framework, n)
+        SELECT r.account, r.status, f.framework, count(*) FROM analyses r
+        CROSS JOIN LATERAL (SELECT DISTINCT unnest(array_append(r.frameworks, '')) AS framework) f
+        WHERE r.swept_at IS NULL GROUP BY 1, 2, 3;
+    `,
+  },
 ];
 
 /** Advisory lock ids of this service ("csr" in the high bytes, then the purpose). */
