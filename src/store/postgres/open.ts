@@ -72,6 +72,8 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
   } catch (error) {
     guard.close();
     await sql.end({ timeout: 1 });
-    throw error;
+    // Where and how it tried (never the password): a TLS refusal alone does not say which database.
+    const where = new URL(settings.url);
+    throw new Error(`PostgreSQL at ${where.host}${where.pathname} (DATABASE_URL, sslmode=${settings.tls.mode}): ${(error as Error).message}`, { cause: error });
   }
 }
