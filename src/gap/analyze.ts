@@ -102,7 +102,8 @@ export function analyzeRequest(
       };
     }
     const customAssessed = custom ? custom.frameworks.filter((framework) => request.frameworks.includes(framework.code)) : [];
-    const outcome = assess(index, request.findings, request.frameworks, request.options, customAssessed);
+    // Evidence ages against the analysis's own time (docs/scoring.md).
+    const outcome = assess(index, request.findings, request.frameworks, request.options, customAssessed, Date.parse(task.createdAt));
     const { bytes: payload, memberSpans } = resultJson(
       outcome,
       {

@@ -1,6 +1,8 @@
 import {
   controlVerdict,
+  DEFAULT_MAX_EVIDENCE_AGE_DAYS,
   evidenceKind,
+  isStaleEvidence,
   pooledPosture,
   priorityLabel,
   remediationPriority,
@@ -32,6 +34,8 @@ export interface AnalysisOptions {
   include_remediation: boolean;
   include_evidence_requirements: boolean;
   include_cross_framework: boolean;
+  /** Passing evidence older than this many days earns no credit (docs/scoring.md); the request fills in the default. */
+  max_evidence_age_days?: number;
 }
 
 /** The registry facts the engine reads; src/registry's Registry provides them. */
@@ -106,6 +110,8 @@ interface AnalysisSignal {
 
 interface Reach extends Evidence {
   finding: Finding;
+  /** Passing evidence past the age limit: kept apart, never counted (docs/scoring.md). */
+  stale: boolean;
   signal: AnalysisSignal;
   /** The finding's own severity, else its signal's. */
   severity: Severity;
@@ -141,6 +147,17 @@ export interface FrameworkOutcome {
   high_gaps: number;
   gaps: ControlAssessment[];
   compliant: ControlAssessment[];
+  /** Controls that stale passing evidence reached, in control order, with their status without it. */
+  stale: StaleEvidence[];
+}
+
+/** A control reached by passing evidence past the age limit: set aside, and said. */
+export interface StaleEvidence {
+  control: ControlFacts;
+  /** What the current evidence makes it; not_assessed when there is none. */
+  status: AssessedStatus | 'not_assessed';
+  /** The stale passing findings. */
+  reaches: Reach[];
 }
 
 export interface Remediation {
@@ -182,7 +199,7 @@ export interface AnalysisOutcome {
     critical_gaps: number;
     high_gaps: number;
   };
-  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number } & FindingsScope;
+  findings: { submitted: number; analyzed: number; excluded_resolved: number; unmapped: number; stale_passing: number } & FindingsScope;
   common_gaps: CommonGap[];
   synergies: FrameworkSynergy[];
 }
@@ -242,6 +259,8 @@ export function assess(
   frameworks: readonly string[],
   options: AnalysisOptions,
   custom: readonly CustomFrameworkFacts[] = [],
+  /** When the analysis is made (ms): passing evidence older than its age limit by then is stale. Without it, no evidence is. */
+  asOf?: number,
 ): AnalysisOutcome {
   const base = registry;
   const withCustom = custom.length ? new WithCustomFrameworks(base, custom) : undefined;
@@ -254,6 +273,8 @@ export function assess(
   let excludedResolved = 0;
   let unmapped = 0;
   let analyzed = 0;
+  let stalePassing = 0;
+  const maxAgeDays = options.max_evidence_age_days ?? DEFAULT_MAX_EVIDENCE_AGE_DAYS;
 
   const ofSignal = new Map<string, AnalysisSignal>();
   for (const finding of inIdOrder(findings)) {
@@ -279,19 +300,30 @@ export function assess(
     }
     const severity = finding.severity?.level ?? signal.facts.severity;
     if (!signal.targets.length) unmapped += 1;
+    const stale = asOf !== undefined && isStaleEvidence(kind, finding.observed_at, asOf, maxAgeDays);
+    if (stale) stalePassing += 1;
     for (const target of signal.targets) {
-      target.reaches.push({ finding, kind, relationship: target.relationship, confidence: target.confidence, signal, severity });
+      target.reaches.push({ finding, kind, relationship: target.relationship, confidence: target.confidence, signal, severity, stale });
     }
   }
 
   const assessments = new Map<string, ControlAssessment[]>();
+  const staleEvidence = new Map<string, StaleEvidence[]>();
   for (const [framework, byControl] of reachesByFramework) {
     const assessed: ControlAssessment[] = [];
+    const staleHere: StaleEvidence[] = [];
     for (const [controlId, reaches] of byControl) {
       const control = registry.control(framework, controlId);
-      if (control) assessed.push(assessControl(framework, control, reaches));
+      if (!control) continue;
+      // Stale passing evidence is set aside before the status rule sees the rest (docs/scoring.md).
+      const current = stalePassing ? reaches.filter((reach) => !reach.stale) : reaches;
+      const assessment = current.length ? assessControl(framework, control, current) : undefined;
+      if (assessment) assessed.push(assessment);
+      if (current.length < reaches.length)
+        staleHere.push({ control, status: assessment?.status ?? 'not_assessed', reaches: reaches.filter((reach) => reach.stale) });
     }
     assessments.set(framework, assessed);
+    staleEvidence.set(framework, staleHere);
   }
 
   const outcomes: FrameworkOutcome[] = frameworks.map((code) => {
@@ -304,6 +336,7 @@ export function assess(
     const byControlOrder = (a: ControlAssessment, b: ControlAssessment) => rank.get(a.control.id)! - rank.get(b.control.id)!;
     const gaps = assessed.filter((a) => a.status !== 'compliant').sort((a, b) => byGapOrder(a, b) || byControlOrder(a, b));
     const compliant = assessed.filter((a) => a.status === 'compliant').sort(byControlOrder);
+    const stale = staleEvidence.get(code)!.sort((a, b) => rank.get(a.control.id)! - rank.get(b.control.id)!);
     const criticalGaps = gaps.filter((g) => g.severity === 'critical').length;
     const highGaps = gaps.filter((g) => g.severity === 'high').length;
     const posture = pooledPosture([{ counts, critical_gaps: criticalGaps, high_gaps: highGaps }]);
@@ -321,6 +354,7 @@ export function assess(
       high_gaps: highGaps,
       gaps,
       compliant,
+      stale,
     };
   });
   const overall = pooledPosture(outcomes);
@@ -357,7 +391,7 @@ export function assess(
       critical_gaps: overall.critical_gaps,
       high_gaps: overall.high_gaps,
     },
-    findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped, ...findingsScope(findings) },
+    findings: { submitted: findings.length, analyzed, excluded_resolved: excludedResolved, unmapped, stale_passing: stalePassing, ...findingsScope(findings) },
     common_gaps: options.include_cross_framework ? commonGaps(ofSignal.values()) : [],
     synergies: options.include_cross_framework
       ? frameworkSynergies(registry, frameworks, options.min_confidence, withCustom ? (code) => withCustom.isCustom(code) : () => false)

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { AnalysisOptions, AnalysisOutcome, CommonGap, ControlAssessment, Finding, FrameworkOutcome, Remediation } from './engine.js';
+import type { AnalysisOptions, AnalysisOutcome, CommonGap, ControlAssessment, Finding, FrameworkOutcome, Remediation, StaleEvidence } from './engine.js';
 import { RESULT_FORMAT_VERSION, SCORING_VERSION, type PostureTally } from './scoring.js';
 import type { AnalysisResult as AnalysisResultSchema, NotRecognisedResults } from '../schemas/gap-result.js';
 import type { DataMemberSpans } from './variant.js';
@@ -421,6 +421,11 @@ class ResultWriter {
       if (gap.evidence) out.push(evidenceJson(gap.evidence));
       out.push('}');
     });
+    out.push('],"stale_evidence":[');
+    framework.stale.forEach((stale, i) => {
+      if (i) out.push(',');
+      out.push(refA(stale.control), `${word(stale.status)},"last_observed_at":${JSON.stringify(lastObserved(stale))}}`);
+    });
     out.push(']}');
   }
 
@@ -473,6 +478,17 @@ class ResultWriter {
       });
       out.push(']}');
     });
+    // Controls whose passing evidence is past the age limit: what it would have shown, and when it was seen.
+    out.push('],"stale_evidence":[');
+    framework.stale.forEach((stale, i) => {
+      if (i) out.push(',');
+      out.push(refB(stale.control), `${word(stale.status)},"last_observed_at":${JSON.stringify(lastObserved(stale))},"findings":[`);
+      stale.reaches.forEach((reach, j) => {
+        if (j) out.push(',');
+        out.push(this.citation(reach.finding), `,"observed_at":${JSON.stringify(reach.finding.observed_at)}}`);
+      });
+      out.push(']}');
+    });
     out.push(']}');
   }
 
@@ -483,6 +499,13 @@ class ResultWriter {
   private remediationTail(remediation: Remediation): string {
     return kept(this.remediationTails, remediation, writeRemediationTail);
   }
+}
+
+/** The latest observation among a control's stale passing findings (each has one: undated findings are never stale). */
+function lastObserved(stale: StaleEvidence): string {
+  let latest = '';
+  for (const reach of stale.reaches) if (reach.finding.observed_at! > latest) latest = reach.finding.observed_at!;
+  return new Date(latest).toISOString();
 }
 
 /** An account's own framework says so, with the revision assessed: the analysis stays readable whatever becomes of the framework. */

@@ -36,6 +36,7 @@ const AnalysisOptionsEcho = Type.Object(
     include_remediation: Type.Boolean(),
     include_evidence_requirements: Type.Boolean(),
     include_cross_framework: Type.Boolean(),
+    max_evidence_age_days: Type.Optional(Type.Integer({ minimum: 1, description: 'Absent on analyses stored before scoring 2.1.0' })),
   },
   { description: 'The options the analysis ran with, defaults filled in' },
 );
@@ -48,6 +49,12 @@ const VariantAGap = Type.Object({
   remediation: Type.Optional(Type.Object({ priority: Type.Integer(), effort: Effort, guidance: Type.String(), steps: Type.Array(Type.String()) })),
   evidence_requirements: Type.Optional(EvidenceRequirements),
 });
+
+const StaleStatus = StringEnum(CONTROL_STATUSES, { description: 'The status without the stale evidence: not_assessed when nothing else reached the control' });
+const StaleNote =
+  'Controls that passing evidence past options.max_evidence_age_days reached (docs/scoring.md); absent on analyses stored before result format 1.2.0';
+const LastObserved = Type.String({ format: 'date-time', description: 'The latest observation among its stale passing findings' });
+const VariantAStale = Type.Object({ control: Type.Object({ id: Type.String(), title: Type.String() }), status: StaleStatus, last_observed_at: LastObserved });
 
 const ControlRef = Type.Object({ id: Type.String(), title: Type.String(), category: Type.String() });
 
@@ -102,6 +109,24 @@ const FrameworkResult = Type.Object({
       confidence: Fraction,
       validated_by: Type.Array(Type.Object({ finding_id: Type.String(), signal_id: Type.String(), finding_status: StringEnum(FINDING_STATUSES) })),
     }),
+  ),
+  stale_evidence: Type.Optional(
+    Type.Array(
+      Type.Object({
+        control: ControlRef,
+        status: StaleStatus,
+        last_observed_at: LastObserved,
+        findings: Type.Array(
+          Type.Object({
+            finding_id: Type.String(),
+            signal_id: Type.String(),
+            finding_status: StringEnum(FINDING_STATUSES),
+            observed_at: Type.String({ format: 'date-time' }),
+          }),
+        ),
+      }),
+      { description: StaleNote },
+    ),
   ),
 });
 
@@ -164,6 +189,12 @@ export const AnalysisResultData = Type.Object(
         analyzed: Type.Integer({ minimum: 0 }),
         excluded_resolved: Type.Integer({ minimum: 0 }),
         unmapped: Type.Integer({ minimum: 0 }),
+        stale_passing: Type.Optional(
+          Type.Integer({
+            minimum: 0,
+            description: 'Passing findings past options.max_evidence_age_days, set aside (docs/scoring.md); absent before result format 1.2.0',
+          }),
+        ),
         observed_from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Earliest observed_at of the findings' }),
         observed_to: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Latest observed_at of the findings' }),
         sources: Type.Array(Type.String(), { description: 'The tools the findings name (source.tool), sorted' }),
@@ -180,6 +211,7 @@ export const AnalysisResultData = Type.Object(
         controls_by_status: ControlCounts,
         ...CustomMarks,
         gaps: Type.Array(VariantAGap),
+        stale_evidence: Type.Optional(Type.Array(VariantAStale, { description: StaleNote })),
       }),
       { description: 'Variant A: one entry per requested framework' },
     ),
@@ -210,7 +242,10 @@ const FrameworkScores = {
   current_score: Score,
   controls_improved: Type.Integer({ minimum: 0 }),
   controls_regressed: Type.Integer({ minimum: 0 }),
-  controls_no_longer_assessed: Type.Integer({ minimum: 0, description: 'Assessed in the baseline, not in the current analysis: neither resolved nor improved' }),
+  controls_no_longer_assessed: Type.Integer({
+    minimum: 0,
+    description: 'Assessed in the baseline, not in the current analysis: neither resolved nor improved',
+  }),
 };
 const ComparedAnalysis = Type.Object({
   id: Type.String(),
@@ -257,10 +292,9 @@ export const ComparisonData = Type.Object({
         description: 'With options.include_unchanged',
       }),
     ),
-    no_longer_assessed: Type.Array(
-      Type.Object({ ...ComparedControl, baseline_status: Assessed }),
-      { description: 'Controls assessed in the baseline and not in the current analysis: the newer scan did not look, which is no fix' },
-    ),
+    no_longer_assessed: Type.Array(Type.Object({ ...ComparedControl, baseline_status: Assessed }), {
+      description: 'Controls assessed in the baseline and not in the current analysis: the newer scan did not look, which is no fix',
+    }),
     by_framework: Type.Record(Type.String(), Type.Object(FrameworkScores)),
   }),
 });

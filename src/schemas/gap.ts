@@ -40,6 +40,13 @@ export const AnalysisOptionsInput = Type.Object(
     include_remediation: Type.Boolean({ default: true }),
     include_evidence_requirements: Type.Boolean({ default: false }),
     include_cross_framework: Type.Boolean({ default: true }),
+    // DEFAULT_MAX_EVIDENCE_AGE_DAYS of src/gap/scoring.ts (test/gap/evidence-age.test.ts holds them equal).
+    max_evidence_age_days: Type.Integer({
+      minimum: 1,
+      maximum: 3650,
+      default: 90,
+      description: 'Passing findings observed longer ago than this many days earn no credit (docs/scoring.md)',
+    }),
   },
   { additionalProperties: false },
 );
