@@ -44,7 +44,7 @@ t.test('create and get: both variants, hand-checked statuses', async (t) => {
   const gap = (control: string) => hipaa.gaps.find((g: { control: { id: string } }) => g.control.id === control);
   t.equal(gap(failing.control_id)?.status, 'non_compliant');
   t.equal(gap(failing.control_id)?.severity, 'critical', "the finding's severity wins");
-  t.equal(gap(accepted.control_id)?.status, 'partially_compliant');
+  t.equal(gap(accepted.control_id)?.status, 'non_compliant', 'a risk-accepted finding alone earns no credit (scoring 2.0.0)');
   const compliant = hipaa.compliant.find((c: { control: { id: string } }) => c.control.id === passing.control_id);
   t.equal(compliant?.status, 'compliant');
   t.same(
@@ -121,11 +121,11 @@ t.test('create errors', async (t) => {
 
   const unknownSignals = await create(service, pro, {
     frameworks: ['SOC2'],
-    findings: [finding('x', 'CSR-GEN-NOPE-X-001'), finding('y', signal_id), finding('z', 'CSR-GEN-NOPE-Y-002'), finding('w', 'CSR-GEN-NOPE-X-001')],
+    findings: [finding('x', 'CSR-GEN-NET-NOPE-X-9001'), finding('y', signal_id), finding('z', 'CSR-GEN-NET-NOPE-Y-9002'), finding('w', 'CSR-GEN-NET-NOPE-X-9001')],
   });
   t.equal(unknownSignals.status, 400);
   t.equal(unknownSignals.body.error.code, 'GAP_SIGNAL_NOT_FOUND');
-  t.same(unknownSignals.body.error.details.signal_ids, ['CSR-GEN-NOPE-X-001', 'CSR-GEN-NOPE-Y-002'], 'every unknown id, once');
+  t.same(unknownSignals.body.error.details.signal_ids, ['CSR-GEN-NET-NOPE-X-9001', 'CSR-GEN-NET-NOPE-Y-9002'], 'every unknown id, once');
 
   const unknownFramework = await create(service, pro, { frameworks: ['SOX'], findings: [] });
   t.equal(unknownFramework.body.error.code, 'GAP_FRAMEWORK_NOT_FOUND');
