@@ -8,7 +8,7 @@
  */
 import { FINDING_STATUSES, SEVERITY_RANK, type ControlStatus, type FindingStatus, type PostureStatus, type Severity } from '../core/vocabulary.js';
 
-export const SCORING_VERSION = '2.0.0';
+export const SCORING_VERSION = '2.1.0';
 /**
  * 1.1.0: data.resources (the artifacts findings name) and each gap's `resources` indices; summary.findings the observed_at span and the tools.
  * 1.2.0: data.scope (docs/posture.md); options.max_evidence_age_days, each framework's stale_evidence and summary.findings.stale_passing (docs/scoring.md).
@@ -28,6 +28,21 @@ const EVIDENCE_OF_STATUS: Record<FindingStatus, EvidenceKind> = {
 
 export function evidenceKind(status: FindingStatus): EvidenceKind {
   return EVIDENCE_OF_STATUS[status];
+}
+
+/** How old passing evidence may be, in days, unless the analysis sets `max_evidence_age_days`. */
+export const DEFAULT_MAX_EVIDENCE_AGE_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/**
+ * Passing evidence observed longer ago than the age limit before the analysis is stale: it no
+ * longer shows the control passing, so it earns no credit (a control with nothing else is not
+ * assessed, and says its evidence is stale). Failing and accepted findings count whatever their
+ * age: a failure seen once stands until something newer says otherwise. A finding without
+ * observed_at is taken as current (Variant B does not require the field).
+ */
+export function isStaleEvidence(kind: EvidenceKind, observedAt: string | undefined, asOf: number, maxAgeDays: number): boolean {
+  return kind === 'passing' && observedAt !== undefined && asOf - Date.parse(observedAt) > maxAgeDays * DAY_MS;
 }
 
 export type MappingRelationship = 'primary' | 'supporting' | 'partial';
@@ -183,6 +198,7 @@ export interface MethodSection {
 export interface MethodContext {
   min_confidence?: number;
   include_resolved?: boolean;
+  max_evidence_age_days?: number;
 }
 
 const STATUS_WORDS: Record<FindingStatus, string> = {
@@ -224,6 +240,17 @@ export function scoringMethod(context: MethodContext = {}): MethodSection[] {
         'Partially compliant: such adverse evidence is mixed with passing evidence for the same control. ' +
         `Compliant: only passing evidence (${statusesOf('passing')} findings) reaches it. ` +
         'Not assessed: no finding reaches it; a control without evidence is never counted compliant.',
+    },
+    {
+      title: 'Evidence age',
+      text:
+        `Passing evidence observed more than ${
+          typeof context.max_evidence_age_days === 'number'
+            ? `${context.max_evidence_age_days} days before this analysis`
+            : `the analysis's maximum evidence age before it (${DEFAULT_MAX_EVIDENCE_AGE_DAYS} days unless it sets another)`
+        } is stale: ` +
+        'it earns no credit, and a control reached only by stale passing evidence is not assessed and listed as stale. ' +
+        'Failing and risk-accepted findings count whatever their age; a finding without an observation time is taken as current.',
     },
     {
       title: 'Posture score',
