@@ -131,7 +131,7 @@ t.test('request errors: 404, 405, 413, invalid JSON, media type', async (t) => {
   const wrongMethod = await call(service, 'DELETE', '/v1/frameworks', { key });
   t.equal(wrongMethod.status, 405);
   t.equal(wrongMethod.body.error.code, 'method_not_allowed');
-  t.equal(wrongMethod.headers.get('allow'), 'GET, HEAD');
+  t.equal(wrongMethod.headers.get('allow'), 'GET, HEAD, POST', 'POST creates a custom framework');
   t.equal(wrongMethod.headers.get('x-ratelimit-limit'), '300', '405 carries the caller’s rate-limit headers');
 
   const limit = service.services.config.bodyLimitBytes;
