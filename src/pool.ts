@@ -90,6 +90,115 @@ interface Waiting {
   refuse(error: ApiError): void;
 }
 
+/**
+ * Whose work a request brings to the pool: the pipeline marks the `closed` signal it hands to a
+ * handler with the caller's account, and the pool reads it back from the signal `run` is given,
+ * so every caller of the pool counts under its account without passing it along.
+ */
+const signalOwners = new WeakMap<AbortSignal, string>();
+
+export function markOwner(closed: AbortSignal, owner: string): AbortSignal {
+  signalOwners.set(closed, owner);
+  return closed;
+}
+
+/**
+ * Those waiting for a thread (or a turn), served fairly between accounts: the next admitted is the
+ * oldest of the account with the fewest in service (running, or holding a turn); among equals,
+ * the account served least recently, then the one waiting longest. Served first in, first out,
+ * one account's pdf exports held every other account's work behind them all (docs/benchmarks.md);
+ * now another account's task waits for the first thread to come free. Work without an owner
+ * counts under one shared name.
+ */
+export class FairLine {
+  private readonly waiting = new Map<string, Array<{ entry: Waiting; order: number }>>();
+  private readonly inService = new Map<string, number>();
+  /** When each account waiting or in service last started (an arrival number); never: absent. */
+  private readonly lastStart = new Map<string, number>();
+  private arrivals = 0;
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  add(owner: string, entry: Waiting): void {
+    let line = this.waiting.get(owner);
+    if (!line) this.waiting.set(owner, (line = []));
+    line.push({ entry, order: this.arrivals++ });
+    this.count++;
+  }
+
+  remove(owner: string, entry: Waiting): void {
+    const line = this.waiting.get(owner);
+    const at = line ? line.findIndex((waiting) => waiting.entry === entry) : -1;
+    if (at < 0) return;
+    line!.splice(at, 1);
+    if (line!.length === 0) {
+      this.waiting.delete(owner);
+      if (!this.inService.has(owner)) this.lastStart.delete(owner);
+    }
+    this.count--;
+  }
+
+  /** The next to admit, now counted in service under its owner; undefined when no one waits. */
+  next(): { owner: string; entry: Waiting } | undefined {
+    let chosen: string | undefined;
+    let chosenLine: Array<{ entry: Waiting; order: number }> | undefined;
+    for (const [owner, line] of this.waiting) {
+      if (!chosenLine || this.before(owner, line[0].order, chosen!, chosenLine[0].order)) {
+        chosen = owner;
+        chosenLine = line;
+      }
+    }
+    if (chosen === undefined) return undefined;
+    const { entry } = chosenLine!.shift()!;
+    if (chosenLine!.length === 0) this.waiting.delete(chosen);
+    this.count--;
+    this.start(chosen);
+    return { owner: chosen, entry };
+  }
+
+  /** Every waiting entry, the line emptied. */
+  drain(): Waiting[] {
+    const all = [...this.waiting.values()].flat().sort((a, b) => a.order - b.order);
+    this.waiting.clear();
+    this.lastStart.clear();
+    this.count = 0;
+    return all.map(({ entry }) => entry);
+  }
+
+  start(owner: string): void {
+    this.inService.set(owner, this.served(owner) + 1);
+    this.lastStart.set(owner, this.arrivals++);
+  }
+
+  finish(owner: string): void {
+    const served = this.served(owner) - 1;
+    if (served > 0) this.inService.set(owner, served);
+    else {
+      this.inService.delete(owner);
+      if (!this.waiting.has(owner)) this.lastStart.delete(owner);
+    }
+  }
+
+  private served(owner: string): number {
+    return this.inService.get(owner) ?? 0;
+  }
+
+  /** Whether `owner`'s oldest (arrived at `order`) goes before `other`'s. */
+  private before(owner: string, order: number, other: string, otherOrder: number): boolean {
+    const served = this.served(owner) - this.served(other);
+    if (served !== 0) return served < 0;
+    const last = (this.lastStart.get(owner) ?? -1) - (this.lastStart.get(other) ?? -1);
+    if (last !== 0) return last < 0;
+    return order < otherOrder;
+  }
+}
+
+/** The name work without an account counts under. */
+const NO_OWNER = '';
+
 /** A request's place among those bringing work to the pool: release it once its work is handed over and answered. */
 export interface PoolTurn {
   /** Gives the turn to the next waiting request; later calls do nothing. */
@@ -185,7 +294,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   // maxQueue does not count, and with stricterFIFO it puts a newly submitted task at the *head*
   // of that queue when no thread is free: last in, first out, which gave concurrent analyses a
   // p99 many times their p50 (docs/benchmarks.md).
-  const waiting: Waiting[] = [];
+  const waiting = new FairLine();
   let running = 0;
   // Once the pool closes, every task it has not finished is answered 503 shutting_down: the
   // HTTP server has drained first (src/server.ts), so these are tasks of clients that went away
@@ -197,7 +306,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   // Turns: see TaskPool.takeTurn.
   const turnLimit = options.threads * TURNS_PER_THREAD;
   let turnsHeld = 0;
-  const waitingForTurn: Waiting[] = [];
+  const waitingForTurn = new FairLine();
   const turnLineFull = () => waitingForTurn.length >= options.queueLimit;
   const queued = () => waiting.length + waitingForTurn.length;
   const timeoutError = () => new ApiError('task_timeout', { timeout_ms: options.taskTimeoutMs, retry_after: 1 }, { headers: { 'Retry-After': '1' } });
@@ -207,7 +316,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
    * makes); leaves it, rejecting, when the task budget runs out (task_timeout) or the client goes
    * away (the signal's reason). Tasks wait so for a thread, requests for a turn.
    */
-  function waitInLine<T>(line: Waiting[], closed: AbortSignal | undefined, admitted: () => T): Promise<T> {
+  function waitInLine<T>(line: FairLine, owner: string, closed: AbortSignal | undefined, admitted: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
       const leave = () => {
         clearTimeout(budget);
@@ -225,34 +334,36 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       };
       const dequeue = (error: unknown) => {
         leave();
-        line.splice(line.indexOf(entry), 1);
+        line.remove(owner, entry);
         reject(error);
       };
       const budget = setTimeout(() => dequeue(timeoutError()), options.taskTimeoutMs);
       const onClose = () => dequeue(closed!.reason);
       closed?.addEventListener('abort', onClose, { once: true });
-      line.push(entry);
+      line.add(owner, entry);
     });
   }
 
   /** Resolves when a thread is free for this task; rejects when its budget runs out or its client leaves first. */
-  function takeThread(closed: AbortSignal | undefined): Promise<void> {
+  function takeThread(owner: string, closed: AbortSignal | undefined): Promise<void> {
     if (closed?.aborted) return Promise.reject(closed.reason);
     if (running < options.threads) {
       running++;
+      waiting.start(owner);
       return Promise.resolve();
     }
-    return waitInLine(waiting, closed, () => undefined);
+    return waitInLine(waiting, owner, closed, () => undefined);
   }
 
-  function heldTurn(closed: AbortSignal): PoolTurn {
+  function heldTurn(owner: string, closed: AbortSignal): PoolTurn {
     let held = true;
     const release = () => {
       if (!held) return;
       held = false;
       closed.removeEventListener('abort', release);
-      const next = waitingForTurn.shift();
-      if (next) next.admit();
+      waitingForTurn.finish(owner);
+      const next = waitingForTurn.next();
+      if (next) next.entry.admit();
       else turnsHeld--;
     };
     if (closed.aborted) release();
@@ -262,18 +373,21 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
 
   function takeTurn(closed: AbortSignal): PoolTurn | Promise<PoolTurn> {
     if (closing) throw shuttingDown();
+    const owner = signalOwners.get(closed) ?? NO_OWNER;
     if (turnsHeld < turnLimit) {
       turnsHeld++;
-      return heldTurn(closed);
+      waitingForTurn.start(owner);
+      return heldTurn(owner, closed);
     }
     if (turnLineFull()) throw busyError(options.queueLimit);
-    return waitInLine(waitingForTurn, closed, () => heldTurn(closed));
+    return waitInLine(waitingForTurn, owner, closed, () => heldTurn(owner, closed));
   }
 
-  /** Hands the finished task's thread to the oldest waiting task. */
-  function releaseThread(): void {
-    const next = waiting.shift();
-    if (next) next.admit();
+  /** Hands the finished task's thread to the next waiting task (FairLine). */
+  function releaseThread(owner: string): void {
+    waiting.finish(owner);
+    const next = waiting.next();
+    if (next) next.entry.admit();
     else running--;
   }
 
@@ -292,8 +406,9 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       // flood (docs/benchmarks.md). A task that got its thread is stopped only if it is stuck.
       const submitted = performance.now();
       const done = (outcome: 'ok' | 'failed' | 'timeout') => options.onTaskDone?.(task, outcome, (performance.now() - submitted) / 1000);
+      const owner = (closed && signalOwners.get(closed)) ?? NO_OWNER;
       try {
-        await takeThread(closed);
+        await takeThread(owner, closed);
       } catch (error) {
         if (error instanceof ApiError) done(closing ? 'failed' : 'timeout');
         throw error;
@@ -309,7 +424,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
         if (signal.aborted) throw timeoutError();
         throw error;
       } finally {
-        releaseThread();
+        releaseThread(owner);
       }
     },
     takeTurn,
@@ -324,8 +439,8 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     },
     async close() {
       closing = true;
-      for (const entry of waitingForTurn.splice(0)) entry.refuse(shuttingDown());
-      for (const entry of waiting.splice(0)) entry.refuse(shuttingDown());
+      for (const entry of waitingForTurn.drain()) entry.refuse(shuttingDown());
+      for (const entry of waiting.drain()) entry.refuse(shuttingDown());
       await ready.catch(() => undefined);
       await piscina.destroy();
     },

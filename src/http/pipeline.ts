@@ -2,7 +2,7 @@ import { accessLogWriter, type AccessLog, type Logger } from '../log.js';
 import { ADDRESS_LIMITER_CAPACITY, ADDRESS_RATE_LIMITS, RATE_LIMITS, tierAtLeast } from '../tiers.js';
 import type { Account } from '../store/types.js';
 import type { Services } from '../services.js';
-import type { PoolTurn } from '../pool.js';
+import { markOwner, type PoolTurn } from '../pool.js';
 import { ApiError } from '../core/errors.js';
 import { MemoryRateLimiter } from '../limits/memory.js';
 import { rateLimitedError, type RateDecision, type RateLimiter } from '../limits/types.js';
@@ -347,7 +347,7 @@ export class Pipeline {
     if (!route.pooled || (Number.isFinite(declared) && declared <= route.pooled.bodiesOver)) return readBody();
     let turn: PoolTurn | Promise<PoolTurn>;
     try {
-      turn = this.services.pool.takeTurn(request.closed);
+      turn = this.services.pool.takeTurn(markOwner(request.closed, account.name));
     } catch (error) {
       return { kind: 'respond', response: this.failure(error, headers, requestId, request) };
     }
@@ -521,9 +521,9 @@ export class Pipeline {
         headers: request.headers,
         account,
         services: this.services,
-        // Asked for only by handlers that hand work to the pool.
+        // Asked for only by handlers that hand work to the pool, which shares its threads fairly between the accounts it names.
         get closed() {
-          return request.closed;
+          return markOwner(request.closed, account.name);
         },
       };
       const reply = await prepared.route.handler(context);

@@ -11,9 +11,15 @@ const key = await service.key('enterprise');
 t.test('a framing header sent twice is refused and the connection closed: nothing smuggled behind it runs', async (t) => {
   const smuggled = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
   const cases: Array<[string, string]> = [
-    ['two different Content-Lengths', `POST /v1/mappings/bulk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: ${2 + smuggled.length}\r\n\r\n{}${smuggled}`],
+    [
+      'two different Content-Lengths',
+      `POST /v1/mappings/bulk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: ${2 + smuggled.length}\r\n\r\n{}${smuggled}`,
+    ],
     ['the same Content-Length twice', `POST /v1/mappings/bulk HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}${smuggled}`],
-    ['Transfer-Encoding twice', `POST /v1/mappings/bulk HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n${smuggled}`],
+    [
+      'Transfer-Encoding twice',
+      `POST /v1/mappings/bulk HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n${smuggled}`,
+    ],
     ['HEAD with two Content-Lengths', `HEAD /v1/signals HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`],
     ['two Hosts', `GET /v1/signals HTTP/1.1\r\nHost: x\r\nHost: y\r\nAuthorization: Bearer ${key}\r\n\r\n${smuggled}`],
   ];
@@ -92,7 +98,11 @@ function prowlerCsv(buckets: number): string {
 t.test('Idempotency-Key on the import covers its query: other frameworks, format or options under the key are 422', async (t) => {
   const csv = prowlerCsv(3);
   const post = (query: string, idempotencyKey: string, body = csv) =>
-    call(service, 'POST', `/v1/gap-analysis/import?${query}`, { key, rawBody: body, headers: { 'content-type': 'text/csv', 'idempotency-key': idempotencyKey } });
+    call(service, 'POST', `/v1/gap-analysis/import?${query}`, {
+      key,
+      rawBody: body,
+      headers: { 'content-type': 'text/csv', 'idempotency-key': idempotencyKey },
+    });
   const first = await post('format=prowler-csv&frameworks=HIPAA', 'import-1');
   t.equal(first.status, 200, first.text.slice(0, 200));
   const again = await post('frameworks=HIPAA&format=prowler-csv', 'import-1');
@@ -114,7 +124,11 @@ t.test('Idempotency-Key on the import covers its query: other frameworks, format
   const otherBody = await post('format=prowler-csv&frameworks=HIPAA', 'import-1', prowlerCsv(4));
   t.equal(otherBody.status, 422, 'another file');
   // One key, two operations: a key used on the create is not a replay on the import.
-  const created = await call(service, 'POST', '/v1/gap-analysis', { key, rawBody: csv, headers: { 'content-type': 'application/json', 'idempotency-key': 'import-2' } });
+  const created = await call(service, 'POST', '/v1/gap-analysis', {
+    key,
+    rawBody: csv,
+    headers: { 'content-type': 'application/json', 'idempotency-key': 'import-2' },
+  });
   t.equal(created.status, 400, 'not an analysis body: nothing stored');
   t.equal((await post('format=prowler-csv&frameworks=HIPAA', 'import-2')).status, 200);
   const create = await call(service, 'POST', '/v1/gap-analysis', {
@@ -165,8 +179,62 @@ t.test('every list an answer carries is bounded, with its total', async (t) => {
 t.test('a findings import lists at most the findings one analysis takes, and counts them all', async (t) => {
   const lines = ['CHECK_ID;STATUS;SEVERITY;RESOURCE_UID;RESOURCE_TYPE;PROVIDER;TIMESTAMP'];
   for (let i = 0; i < 10_050; i++) lines.push(`s3_bucket_default_encryption;FAIL;low;arn:aws:s3:::bucket-${i};AwsS3Bucket;aws;2026-11-20 08:15:00`);
-  const res = await call(service, 'POST', '/v1/findings/import?format=prowler-csv', { key, rawBody: `${lines.join('\n')}\n`, headers: { 'content-type': 'text/csv' } });
+  const res = await call(service, 'POST', '/v1/findings/import?format=prowler-csv', {
+    key,
+    rawBody: `${lines.join('\n')}\n`,
+    headers: { 'content-type': 'text/csv' },
+  });
   t.equal(res.status, 200, res.text.slice(0, 200));
   t.equal(res.body.data.findings.length, 10_000);
   t.equal(res.body.data.summary.findings, 10_050);
+});
+
+t.test("one account's exports do not hold another account's pooled work behind them all", async (t) => {
+  const { mixedFindings } = await import('../export/fixture.js');
+  const heavy = await service.key('enterprise');
+  const other = await service.key('enterprise');
+  const frameworks = ['HIPAA', 'SOC2', 'ISO27001', 'PCIDSS', 'GDPR', 'NISTCSF'];
+  const analysisOf = async (key: string, body: unknown) => (await call(service, 'POST', '/v1/gap-analysis', { key, body })).body.data.id as string;
+  const heavyId = await analysisOf(heavy, { frameworks, findings: mixedFindings(frameworks), options: { include_evidence_requirements: true } });
+  const otherId = await analysisOf(other, { frameworks: ['HIPAA'], findings: mixedFindings(['HIPAA']) });
+  const finished: string[] = [];
+  const pdf = (key: string, id: string, name: string) =>
+    call(service, 'POST', `/v1/gap-analysis/${id}/export`, { key, body: { format: 'pdf', options: { include_evidence: true } } }).then((res) => {
+      t.equal(res.status, 200, name);
+      finished.push(name);
+    });
+  const { pool } = service.services;
+  // One thread (WORKERS=1): the first export runs, three wait for it.
+  const heavyRuns = [1, 2, 3, 4].map((n) => pdf(heavy, heavyId, `heavy-${n}`));
+  const { until } = await import('../helpers/wait.js');
+  await until(() => pool.queueSize === 3, 'three of the exports wait for the thread');
+  const otherRun = pdf(other, otherId, 'other');
+  await until(() => pool.queueSize === 4 || finished.length > 0, 'the other account waits too');
+  await Promise.all([...heavyRuns, otherRun]);
+  t.ok(finished.indexOf('other') < finished.indexOf('heavy-3'), `the other account's export is served once a thread is free: ${finished.join(', ')}`);
+});
+
+t.test('a pdf lays out a bounded length of each text: unbreakable 100 KB tool names take no longer than short ones', async (t) => {
+  const { pdfToText } = await import('../export/read-back.js');
+  const ids = testRegistry().signalIds();
+  // Twelve tools, three of them 100 KB without a space.
+  const findings = Array.from({ length: 12 }, (_, i) =>
+    finding(`tool-${i}`, ids[i * 5], 'open', { source: { tool: i < 3 ? `${'x'.repeat(100_000)}${i}` : `tool-${i}` } }),
+  );
+  const created = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings } });
+  t.equal(created.status, 200);
+  const started = Date.now();
+  const response = await fetch(`${service.url}/v1/gap-analysis/${created.body.data.id}/export`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ format: 'pdf' }),
+  });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  t.equal(response.status, 200, `answered in ${Date.now() - started} ms`);
+  const text = (await pdfToText(bytes)).replace(/\s+/g, ' ');
+  t.match(
+    text,
+    /Sources tool-10, tool-11, tool-3, tool-4, tool-5, tool-6, tool-7, tool-8, tool-9, x[x ]{100,130}… and 2 more/,
+    'ten tools named, each cut short, the rest counted',
+  );
 });

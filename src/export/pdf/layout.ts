@@ -264,13 +264,32 @@ function inWinAnsi(char: string, code: number): boolean {
 const isExtendedLatin = (code: number) => (code >= 0x100 && code <= 0x24f) || (code >= 0x1e00 && code <= 0x1eff);
 
 /**
- * Text as the report draws it: known symbols spelled out, control characters dropped, Latin letters
- * outside Latin-1 reduced to their base letter (Č → C) or "?"; every other script is kept for the
- * embedded Unicode font (drawAnyScript), which shows what it has a glyph for.
+ * The most characters of one field a report lays out; the rest is cut with an ellipsis. pdfkit
+ * wraps a word wider than its line a character at a time, in time that grows with the square of
+ * its length: a 100 KB source.tool without a space took 16 s to lay out (docs/benchmarks.md).
+ * 2,000 characters take 12 ms at worst; the longest text of our own (a control's description) is
+ * about 650.
+ */
+export const PDF_TEXT_MAX_CHARS = 2000;
+
+/** `text` cut to `max` characters with an ellipsis, never between the halves of a surrogate pair. */
+export function boundedText(text: string, max = PDF_TEXT_MAX_CHARS): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * Text as the report draws it: bounded (PDF_TEXT_MAX_CHARS), known symbols spelled out, control
+ * characters dropped, Latin letters outside Latin-1 reduced to their base letter (Č → C) or "?";
+ * every other script is kept for the embedded Unicode font (drawAnyScript), which shows what it
+ * has a glyph for.
  */
 export function pdfText(text: string): string {
   let out = '';
-  for (const char of text) {
+  for (const char of boundedText(text)) {
     const code = char.codePointAt(0)!;
     if (inWinAnsi(char, code)) out += char;
     else if (REPLACEMENTS[char] !== undefined) out += REPLACEMENTS[char];

@@ -1,6 +1,21 @@
 /** The scope page: what the analysis covered, so an auditor can place the report in time and source. */
 import { exportScope, type ExportView } from '../model.js';
-import { COLOR, dateTime, FONT, heading, LEFT, paragraph, pdfText, plural, subheading, table, WIDTH, type Doc, type TableColumn } from './layout.js';
+import {
+  boundedText,
+  COLOR,
+  dateTime,
+  FONT,
+  heading,
+  LEFT,
+  paragraph,
+  pdfText,
+  plural,
+  subheading,
+  table,
+  WIDTH,
+  type Doc,
+  type TableColumn,
+} from './layout.js';
 
 export function scopePage(doc: Doc, view: ExportView): void {
   doc.addPage();
@@ -36,7 +51,7 @@ export function scopePage(doc: Doc, view: ExportView): void {
   const options = scope.analysis_options;
   const rows: Array<[string, string]> = [
     ['Findings observed', period],
-    ['Sources', scope.sources.length ? scope.sources.join(', ') : 'not named by the findings'],
+    ['Sources', scope.sources.length ? namedSources(scope.sources) : 'not named by the findings'],
     [
       'Findings',
       `${scope.findings.submitted} submitted, ${scope.findings.analyzed} analysed, ${scope.findings.excluded_resolved} resolved left out, ${scope.findings.unmapped} with no mapping`,
@@ -60,4 +75,14 @@ export function scopePage(doc: Doc, view: ExportView): void {
   }
   doc.x = LEFT;
   doc.y = y;
+}
+
+/** How many tools the scope names; the xlsx and csv exports name them all. */
+const SOURCES_NAMED = 10;
+/** A tool's name is short; a longer one is cut. */
+const SOURCE_NAME_MAX_CHARS = 120;
+
+function namedSources(sources: readonly string[]): string {
+  const named = sources.slice(0, SOURCES_NAMED).map((source) => boundedText(source, SOURCE_NAME_MAX_CHARS));
+  return sources.length > SOURCES_NAMED ? `${named.join(', ')} and ${sources.length - SOURCES_NAMED} more` : named.join(', ');
 }
