@@ -5,10 +5,19 @@ import type { Sql } from 'postgres';
  * one transaction under an advisory lock, so concurrent starts apply each step once and a failed
  * step leaves nothing half-done. A step, once released, is never edited: change the schema with a
  * new one.
+ *
+ * Steps are expand or contract (docs/cluster.md, "Schema changes"). An expand step only adds
+ * (a table, a nullable column, an index, a trigger that keeps derived data), so the code of any
+ * earlier release still runs against the schema after it: its `compatibleFrom` is 1. A contract
+ * step removes or changes what earlier code relies on: its `compatibleFrom` is the first version
+ * whose code no longer does. The database records each applied step's value, so that a node of an
+ * older release, which cannot know the newer steps, can tell whether it may run against them.
  */
 export interface Migration {
   version: number;
   name: string;
+  /** The lowest version a node may know (its newest migration) and still run against a schema with this step. */
+  compatibleFrom: number;
   sql: string;
 }
 
@@ -16,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'accounts, keys, analyses, idempotency',
+    compatibleFrom: 1,
     sql: `
       -- One value per directory write transaction (writers serialise on an advisory lock), so
       -- "rows with change_seq > N" is exactly what a node's key replica has not seen yet.
@@ -71,6 +81,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: 'analyses: byte spans of the payload data members',
+    // Additive: nodes of every release run against it.
+    compatibleFrom: 1,
     sql: `
       -- NULL on rows stored before: their spans are found by reading the payload.
       ALTER TABLE analyses ADD COLUMN data_members integer[];
@@ -79,6 +91,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     name: 'custom frameworks, and those an analysis assessed',
+    // Additive: nodes of every release run against it.
+    compatibleFrom: 1,
     sql: `
       -- An account's own frameworks (docs/custom-frameworks.md); controls apart from the columns
       -- the listing reads.
@@ -104,6 +118,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     name: 'posture history of scoped analyses, webhooks and their delivery outbox',
+    // Additive: nodes of every release run against it.
+    compatibleFrom: 1,
     sql: `
       -- A scoped analysis's posture (docs/posture.md), inserted with it; removed at its expiry.
       CREATE TABLE analysis_posture (
@@ -158,12 +174,15 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 5,
     name: 'analyses: keyset index, per-account counts',
+    // Additive: nodes of every release run against it.
+    compatibleFrom: 1,
     sql: `
+      -- (IF NOT EXISTS: on a large table, build them beforehand with CREATE INDEX CONCURRENTLY, docs/cluster.md.)
       -- An account's analyses newest first, ties broken by id in byte order: the list reads a page
       -- from where the previous one ended (its cursor) instead of skipping the rows before it.
-      CREATE INDEX analyses_by_account_keyset ON analyses (account, created_at DESC, id COLLATE "C" DESC) WHERE swept_at IS NULL;
+      CREATE INDEX IF NOT EXISTS analyses_by_account_keyset ON analyses (account, created_at DESC, id COLLATE "C" DESC) WHERE swept_at IS NULL;
       -- Unswept analyses past their expiry, per account: what the counts below still hold.
-      CREATE INDEX analyses_account_expiry ON analyses (account, expires_at) WHERE swept_at IS NULL;
+      CREATE INDEX IF NOT EXISTS analyses_account_expiry ON analyses (account, expires_at) WHERE swept_at IS NULL;
       -- Unswept analyses per account, status and framework ('' for all of them): the list's total
       -- without counting rows. Kept by triggers, so that every node's writes count, whatever its release.
       CREATE TABLE analysis_counts (
@@ -229,25 +248,61 @@ export const LOCKS = {
   webhooks: 0x637372_06,
 } as const;
 
-/** Applies the missing migrations; returns the versions applied now. */
-export async function migrate(sql: Sql): Promise<number[]> {
+/** The database's schema as a node found it at start (after applying what it knew was missing). */
+export interface SchemaState {
+  /** The newest step applied. */
+  newest: number;
+  /** The newest step this release knows. */
+  known: number;
+  /** The lowest `known` any node may have to run against this schema (the greatest compatibleFrom applied). */
+  compatibleFrom: number;
+}
+
+/** A database migrated by a release whose steps this one may not run against. */
+export class IncompatibleSchemaError extends Error {}
+
+/**
+ * Applies the missing migrations (of `migrations`, the release's own by default) and returns the
+ * versions applied now. A schema with steps newer than this release knows is fine as long as each
+ * of them was recorded as compatible with it; otherwise this refuses with IncompatibleSchemaError.
+ */
+export async function migrate(sql: Sql, options: { migrations?: readonly Migration[]; onState?: (state: SchemaState) => void } = {}): Promise<number[]> {
+  const migrations = options.migrations ?? MIGRATIONS;
   return sql.begin(async (tx) => {
     // A migration may rewrite a large table, and may wait for another node's: no statement timeout here.
     await tx`SET LOCAL statement_timeout = 0`;
     await tx`SELECT pg_advisory_xact_lock(${LOCKS.migrations})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
-    const applied = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((row) => row.version));
-    const newest = Math.max(0, ...applied);
-    const known = Math.max(...MIGRATIONS.map((m) => m.version));
-    // A database migrated by a newer release: refuse rather than run against a schema we do not know.
-    if (newest > known) throw new Error(`The database schema is at version ${newest}; this release knows up to ${known}. Upgrade this node.`);
+    // Each step's compatibility, recorded as applied; filled in below for steps applied before it was kept.
+    await tx`ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS compatible_from integer`;
+    const rows = await tx<{ version: number; compatible_from: number | null }[]>`SELECT version, compatible_from FROM schema_migrations ORDER BY version`;
+    const mine = new Map(migrations.map((m) => [m.version, m]));
+    for (const row of rows) {
+      const known = mine.get(row.version);
+      if (row.compatible_from === null && known) {
+        await tx`UPDATE schema_migrations SET compatible_from = ${known.compatibleFrom} WHERE version = ${row.version}`;
+        row.compatible_from = known.compatibleFrom;
+      }
+    }
+    const known = Math.max(...migrations.map((m) => m.version));
+    // A step applied by a newer release says which releases still run against it; unrecorded, assume only its own.
+    const blocking = rows.filter((row) => (row.compatible_from ?? row.version) > known);
+    if (blocking.length)
+      throw new IncompatibleSchemaError(
+        `The database schema has migration ${blocking.map((row) => row.version).join(', ')}, which nodes knowing versions below ` +
+          `${Math.max(...blocking.map((row) => row.compatible_from ?? row.version))} cannot run against; this release knows up to ${known}. ` +
+          'Upgrade this node (docs/cluster.md, "Schema changes").',
+      );
+    const applied = new Set(rows.map((row) => row.version));
     const now: number[] = [];
-    for (const migration of MIGRATIONS) {
+    for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       await tx.unsafe(migration.sql);
-      await tx`INSERT INTO schema_migrations (version, name) VALUES (${migration.version}, ${migration.name})`;
+      await tx`INSERT INTO schema_migrations (version, name, compatible_from) VALUES (${migration.version}, ${migration.name}, ${migration.compatibleFrom})`;
       now.push(migration.version);
     }
+    const all = [...rows.map((row) => row.compatible_from ?? row.version), ...migrations.filter((m) => now.includes(m.version)).map((m) => m.compatibleFrom)];
+    options.onState?.({ newest: Math.max(0, ...applied, ...now), known, compatibleFrom: Math.max(1, ...all) });
     return now;
   });
 }

@@ -40,7 +40,15 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
           ),
   });
   try {
-    const applied = await migrate(sql);
+    const applied = await migrate(sql, {
+      onState: (schema) => {
+        if (schema.newest > schema.known)
+          options.log?.warn(
+            schema,
+            `the database schema is at version ${schema.newest}, newer than this release knows (${schema.known}); its newer steps are recorded as compatible with it`,
+          );
+      },
+    });
     if (applied.length) options.log?.info({ versions: applied }, 'database migrations applied');
     options.log?.info({ pool: settings.max, statement_timeout: settings.statementTimeout, tls: settings.tls }, 'PostgreSQL store open');
     let lastFailure = 0;
