@@ -48,11 +48,29 @@ export function createLogger(level: string): Logger {
     contentMode: 'buffer',
   }) as unknown as ByteDestination;
   const lines = {
-    write: (line: string) => destination.write(Buffer.from(line)),
+    write: (line: string) => destination.write(Buffer.from(redactKeys(line))),
     flush: (callback: (error?: Error) => void) => destination.flush(callback),
     flushSync: () => destination.flushSync(),
   };
   return pino({ level, base: { service: 'csr' }, timestamp: pino.stdTimeFunctions.isoTime }, lines);
+}
+
+/**
+ * Text shaped like one of our API keys (`csr_<key id>_<secret>`, src/store/accounts.ts), also with
+ * its underscores percent-encoded: a client that put its key in a path, an X-Request-Id or a
+ * User-Agent had it written whole into the access log (3 of 33 lines in a review).
+ */
+const KEY_SHAPE = /csr(?:_|%5[Ff])([0-9a-f]{8,32})(?:_|%5[Ff])(?:[A-Za-z0-9_-]|%[0-9A-Fa-f]{2}){8,}/g;
+
+/**
+ * `text` with the secret of anything shaped like an API key replaced (`csr_<key id>_[redacted]`:
+ * the key id names the key without granting anything). Two substring searches when there is none.
+ * Every line the service's logger writes passes through here, and the access line's client
+ * values do before they are written, whatever logger the service was given.
+ */
+export function redactKeys(text: string): string {
+  if (text.indexOf('csr_') === -1 && text.indexOf('csr%5') === -1) return text;
+  return text.replace(KEY_SHAPE, 'csr_$1_[redacted]');
 }
 
 /** What the access log says of one request (never the key). */
@@ -83,7 +101,7 @@ function jsonString(value: string): string {
  * need it; the rest are numbers or fixed words.
  */
 export function accessLine(entry: AccessEntry, isoTime: string): string {
-  const requestId = entry.requestId === undefined ? '' : '"request_id":' + jsonString(entry.requestId) + ',';
+  const requestId = entry.requestId === undefined ? '' : '"request_id":' + jsonString(redactKeys(entry.requestId)) + ',';
   const account = entry.account === undefined ? '' : ',"account":' + jsonString(entry.account);
   return (
     '{"level":30,"time":"' +
@@ -95,7 +113,7 @@ export function accessLine(entry: AccessEntry, isoTime: string): string {
     ',"route":' +
     jsonString(entry.route) +
     ',"path":' +
-    jsonString(entry.path) +
+    jsonString(redactKeys(entry.path)) +
     ',"status":' +
     entry.status +
     ',"duration_ms":' +

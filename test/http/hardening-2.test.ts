@@ -238,3 +238,31 @@ t.test('a pdf lays out a bounded length of each text: unbreakable 100 KB tool na
     'ten tools named, each cut short, the rest counted',
   );
 });
+
+t.test('anything shaped like an API key is redacted in every log line: path, X-Request-Id, percent-encoded', async (t) => {
+  const { Writable } = await import('node:stream');
+  const { pino } = await import('pino');
+  const { redactKeys } = await import('../../src/log.js');
+  let text = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  const logged = await startTestService({ log: pino({ level: 'info', base: { service: 'csr' } }, sink) });
+  const own = await logged.key('pro', 'leaky-client');
+  const [, keyId, secret] = /^csr_([0-9a-f]{16})_(.+)$/.exec(own)!;
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${logged.url}${path}`, { headers: { authorization: `Bearer ${own}`, ...headers } }).then((r) => r.arrayBuffer());
+  await get(`/v1/signals/${own}`);
+  await get(`/v1/signals/${encodeURIComponent(own).replace(/_/g, '%5F')}`);
+  await get('/v1/signals?per_page=1', { 'x-request-id': own });
+  await logged.close();
+  const accessLines = text.split('\n').filter((line) => line.includes('"log":"access"'));
+  t.equal(accessLines.length, 3, 'three access lines');
+  t.notOk(text.includes(secret), 'no line holds the secret');
+  t.equal(accessLines.filter((line) => line.includes(`csr_${keyId}_[redacted]`)).length, 3, 'each names the key id, the secret redacted');
+  t.equal(redactKeys(`a csr_${keyId}_${secret} b`), `a csr_${keyId}_[redacted] b`);
+  t.equal(redactKeys('"service":"csr","path":"/v1/signals/CSR-HIPAA-AUDIT-LOG-001"'), '"service":"csr","path":"/v1/signals/CSR-HIPAA-AUDIT-LOG-001"');
+});
