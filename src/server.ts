@@ -9,6 +9,7 @@ import { createMetrics, type ServiceMetrics } from './metrics.js';
 import { registerDependencyMetrics } from './dependency-metrics.js';
 import { Registry } from './registry/registry.js';
 import { gapIndexOf } from './gap/gap-index.js';
+import { warmCoveragePlans } from './gap/coverage-plan.js';
 import { Pipeline } from './http/pipeline.js';
 import { routes } from './api/routes.js';
 import { startHttpServer } from './http/uws.js';
@@ -80,6 +81,14 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   opened.push(() => registry.close());
   // Small analyses run on this thread: build their in-memory index now rather than on the first request.
   gapIndexOf(registry);
+  // And what their coverage plans read, in the first idle turn (src/gap/coverage-plan.ts).
+  setImmediate(() => {
+    try {
+      warmCoveragePlans(registry);
+    } catch (error) {
+      log.warn({ err: error }, 'coverage plans not prepared ahead; the first analysis prepares them');
+    }
+  });
   const serviceMetrics = createMetrics({
     registryVersion: registry.manifest.registry_version,
     contentHash: registry.manifest.content_hash,

@@ -11,6 +11,7 @@ import { Registry } from '../src/registry/registry.js';
 import { analyze as analyzeRequest, type AnalyzeTask, type AnalyzeOutput } from '../src/gap/analyze.js';
 import { validateItems, type BatchOutcome, type ValidateBatchTask } from '../src/validation/validator.js';
 import { gapIndexOf } from '../src/gap/gap-index.js';
+import { warmCoveragePlans } from '../src/gap/coverage-plan.js';
 import { compareStored, type CompareOutcome, type CompareTask } from '../src/gap/compare.js';
 import { scanMemberSpans, type DataMemberSpans } from '../src/gap/variant.js';
 import { registryControls, registryEvidence } from '../src/export/model.js';
@@ -31,6 +32,8 @@ import {
 // and the search index is never loaded: a smaller live heap keeps full GC pauses short.
 const registry = Registry.open((workerData as { registryDir: string }).registryDir, { cacheEntries: 256, searchIndex: 'lazy' });
 gapIndexOf(registry);
+// What coverage plans read (src/gap/coverage-plan.ts), built in the thread's first idle turn rather than in its first analysis.
+setImmediate(() => warmCoveragePlans(registry));
 
 /** Marks a result so Piscina transfers `buffers` to the main thread instead of copying them. */
 function transferring<T>(value: T, ...buffers: ArrayBufferLike[]): T {

@@ -6,10 +6,13 @@
  * docs/custom-frameworks.md describes the forms, the evidence rule and the limits.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError, notFound } from '../core/errors.js';
+import { ApiError, invalidParameter, notFound } from '../core/errors.js';
 import { json, type Reply, type Route, type RouteContext } from '../http/route.js';
 import type { Registry } from '../registry/registry.js';
-import { ownFramework, resolvedFramework } from '../custom-frameworks/account.js';
+import { hasCustomFrameworks, ownFramework, resolvedFramework } from '../custom-frameworks/account.js';
+import { toolRuleIndexOf } from '../registry/tool-rules.js';
+import { coverageAnswer, toolsOf } from '../posture/coverage.js';
+import { COVERAGE_SUGGESTIONS_DEFAULT, CoverageQuery, CoveragePlanData } from '../schemas/posture.js';
 import { codeTakenByRegistry, type FrameworkMeta } from '../custom-frameworks/define.js';
 import { INLINE_FRAMEWORK_MAX_BYTES, readFramework, type ReadFrameworkTask } from '../custom-frameworks/read-task.js';
 import { ownedBytes } from './gap-analysis.js';
@@ -186,12 +189,39 @@ function scannerRules(registry: Registry, signalId: string): readonly string[] {
   return rules;
 }
 
-/** Which controls the registry's signals, and the scanner rules behind them, can assess. */
-async function coverage({ services, account, params }: RouteContext) {
+/**
+ * With `tools`, or for a registry framework: what those tools' rules can assess and which other
+ * rules would assess the rest (docs/posture.md). A custom framework without `tools`: which of its
+ * controls the registry's signals, and the scanner rules behind them, can assess.
+ */
+async function coverage({ services, account, params, query }: RouteContext<{ tools?: string[]; limit?: number }>) {
+  const { registry } = services;
+  const limit = query.limit ?? COVERAGE_SUGGESTIONS_DEFAULT;
+  const tools = () => {
+    const read = toolsOf(query.tools ?? [], toolRuleIndexOf(registry));
+    if (read.unknown.length)
+      throw invalidParameter('tools', read.unknown.join(','), {
+        valid_values: toolRuleIndexOf(registry).tools,
+        reason: 'names a tool the registry does not know',
+      });
+    return read.tools;
+  };
+  const builtIn = registry.framework(params.code);
+  if (builtIn) {
+    const controls = registry.controls(builtIn.code).map((control) => ({ id: control.id, title: control.title, mapped_signals: control.mapped_signals }));
+    const plan = { code: builtIn.code, name: builtIn.name, version: builtIn.version, custom: false, controls };
+    return json(coverageAnswer(toolRuleIndexOf(registry), plan, tools(), limit, builtIn.code));
+  }
+  // The account's own frameworks are Enterprise's alone.
+  if (!hasCustomFrameworks(account)) throw new ApiError('GAP_TIER_REQUIRED', { required_tier: 'enterprise', current_tier: account.tier });
   const framework = await ownFramework(services.customFrameworks, account, params.code);
   if (!framework) throw notFound(NOT_CUSTOM, params.code);
-  const { registry } = services;
   const resolved = resolvedFramework(framework, registry);
+  if (query.tools !== undefined) {
+    const controls = framework.controls.map((control, i) => ({ id: control.id, title: control.title, mapped_signals: resolved.controls[i].mappings }));
+    const plan = { code: framework.code, name: framework.name, version: framework.version, custom: true, revision: framework.revision, controls };
+    return json(coverageAnswer(toolRuleIndexOf(registry), plan, tools(), limit));
+  }
   let assessable = 0;
   let byScanner = 0;
   let below = 0;
@@ -303,11 +333,16 @@ export const customFrameworkRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/frameworks/:code/coverage',
-    tier: 'enterprise',
+    tier: 'teams',
     tierError: 'GAP_TIER_REQUIRED',
     tag: 'frameworks',
-    summary: "Which of a custom framework's controls the registry's signals and scanner rules can assess",
-    response: CustomFrameworkCoverage,
+    summary:
+      "For the tools a team runs (tools=prowler,checkov), the framework's controls their rules assess, those none reaches, and the other tools' rules that would, ranked; a custom framework without tools: which controls the registry's signals and scanner rules can assess (Enterprise)",
+    query: CoverageQuery,
+    // A registry framework's answer depends on the path and query alone; an Enterprise account's may be its own framework's.
+    registryRead: true,
+    accountOwned: hasCustomFrameworks,
+    response: Type.Union([CoveragePlanData, CustomFrameworkCoverage]),
     handler: coverage,
   },
 ];

@@ -10,6 +10,8 @@ import { resultJson } from './result.js';
 import type { DataMemberSpans } from './variant.js';
 import type { CustomFrameworkFacts } from './custom-frameworks.js';
 import { postureFactsOf, type PostureFacts } from './posture-facts.js';
+import { analysisCoveragePlan } from './coverage-plan.js';
+import { toolRuleIndexOf } from '../registry/tool-rules.js';
 
 export interface AnalyzeTask {
   body: Uint8Array;
@@ -113,6 +115,15 @@ export function analyzeRequest(
         startedAt: started,
         options: { ...request.options },
         scope: request.scope ?? null,
+        // What would assess the rest, from the tools the findings came from (docs/posture.md).
+        coveragePlan: analysisCoveragePlan(
+          toolRuleIndexOf(registry),
+          (code) => index.controls(code),
+          request.frameworks,
+          outcome.findings.sources,
+          request.options.min_confidence,
+          customAssessed,
+        ),
       },
       extraMeta,
       task.answerMemory,

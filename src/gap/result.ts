@@ -3,6 +3,7 @@ import type { AnalysisOptions, AnalysisOutcome, CommonGap, ControlAssessment, Fi
 import { RESULT_FORMAT_VERSION, SCORING_VERSION, type PostureTally } from './scoring.js';
 import type { AnalysisResult as AnalysisResultSchema, NotRecognisedResults } from '../schemas/gap-result.js';
 import type { DataMemberSpans } from './variant.js';
+import type { CoveragePlan } from './coverage-plan.js';
 
 export interface ResultContext {
   id: string;
@@ -13,6 +14,7 @@ export interface ResultContext {
   options: AnalysisOptions;
   /** The scope the analysis is filed under (docs/posture.md); null for none. */
   scope: string | null;
+  coveragePlan: CoveragePlan;
 }
 
 export interface Resource {
@@ -166,6 +168,7 @@ export function resultJson(outcome: AnalysisOutcome, context: ResultContext, ext
     out.push(',"framework_synergies":', JSON.stringify(outcome.synergies), '}');
   });
   member('resources', value(JSON.stringify(writer.resources.list)));
+  member('coverage_plan', value(JSON.stringify(context.coveragePlan)));
   out.push('},"meta":', JSON.stringify({ ...meta, ...extraMeta }), '}');
   // Joined into pieces at the end: each byte is copied once, not again at every level of nesting.
   const result = writeResultBytes(out.parts, out.length, boundaries, memory);

@@ -11,7 +11,8 @@ import { FINDING_STATUSES, SEVERITY_RANK, type ControlStatus, type FindingStatus
 export const SCORING_VERSION = '2.1.0';
 /**
  * 1.1.0: data.resources (the artifacts findings name) and each gap's `resources` indices; summary.findings the observed_at span and the tools.
- * 1.2.0: data.scope (docs/posture.md); options.max_evidence_age_days, each framework's stale_evidence and summary.findings.stale_passing (docs/scoring.md).
+ * 1.2.0: data.scope (docs/posture.md); options.max_evidence_age_days, each framework's stale_evidence and summary.findings.stale_passing (docs/scoring.md);
+ *   data.coverage_plan (docs/posture.md).
  */
 export const RESULT_FORMAT_VERSION = '1.2.0';
 

@@ -161,6 +161,38 @@ export const NotRecognisedResults = Type.Object(
 );
 export type NotRecognisedResults = Static<typeof NotRecognisedResults>;
 
+export const SuggestedRule = Type.Object({
+  tool_id: Type.String(),
+  rule_id: Type.String(),
+  rule_name: Type.String(),
+  controls_reached: Type.Integer({ minimum: 1, description: "How many of the controls the team's tools do not reach this rule reaches" }),
+  control_ids: Type.Array(Type.String()),
+});
+
+/** What would assess the rest of an analysis's frameworks (docs/posture.md). */
+export const CoveragePlanSchema = Type.Object(
+  {
+    tools: Type.Array(Type.String(), { description: "The registry's tools among the findings' sources (source.tool)" }),
+    other_sources: Type.Array(Type.String(), { description: 'Sources the registry maps no rule of' }),
+    min_confidence: Fraction,
+    frameworks: Type.Array(
+      Type.Object({
+        framework: Type.String(),
+        controls_total: Type.Integer({ minimum: 0 }),
+        assessable: Type.Integer({ minimum: 0, description: 'Controls some rule of the tools reaches' }),
+        not_reached: Type.Array(Type.String(), { description: 'Controls no rule of the tools reaches, in control order' }),
+        reachable_by_other_tools: Type.Integer({ minimum: 0, description: "Of those, how many some other tool's rule reaches" }),
+        suggested_rules: Type.Array(SuggestedRule, { description: "Other tools' rules that would reach them, most reached first (at most 10)" }),
+        more_suggested_rules: Type.Integer({ minimum: 0 }),
+      }),
+    ),
+  },
+  {
+    description:
+      'For each framework, what the tools the findings came from can assess and which other rules would assess the rest; absent on analyses stored before result format 1.2.0',
+  },
+);
+
 /** `data` of POST /v1/gap-analysis and GET /v1/gap-analysis/{id}: Variant A and Variant B fields side by side. */
 export const AnalysisResultData = Type.Object(
   {
@@ -221,6 +253,7 @@ export const AnalysisResultData = Type.Object(
     resources: Type.Array(Type.Object({ type: Type.Optional(Type.String()), id: Type.Optional(Type.String()), provider: Type.Optional(Type.String()) }), {
       description: 'Each resource (artifact) the findings name, once; gaps refer to them by index',
     }),
+    coverage_plan: Type.Optional(CoveragePlanSchema),
   },
   { description: 'A gap analysis result' },
 );

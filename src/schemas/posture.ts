@@ -75,3 +75,61 @@ export const PostureHistoryMeta = Type.Object({
   truncated: Type.Boolean({ description: 'More analyses are in the window than `limit`: the oldest are left out' }),
   limit: Type.Integer({ minimum: 1 }),
 });
+
+export const COVERAGE_SUGGESTIONS_DEFAULT = 20;
+export const COVERAGE_SUGGESTIONS_MAX = 500;
+
+export const CoverageQuery = Type.Object({
+  tools: Type.Optional(
+    Type.Array(Type.String({ minLength: 1 }), {
+      maxItems: 64,
+      description: 'The tools a team runs, registry tool ids, comma-separated (tools=prowler,checkov) or repeated (docs/posture.md)',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: COVERAGE_SUGGESTIONS_MAX,
+      default: COVERAGE_SUGGESTIONS_DEFAULT,
+      description: `Suggested rules to list (at most ${COVERAGE_SUGGESTIONS_MAX})`,
+    }),
+  ),
+});
+
+const ControlItem = Type.Object({ id: Type.String(), title: Type.String() });
+
+/** GET /v1/frameworks/{code}/coverage with tools, or of a registry framework: what the tools assess and what would assess the rest. */
+export const CoveragePlanData = Type.Object({
+  framework: Type.Object({
+    code: Type.String(),
+    name: Type.String(),
+    version: Type.String(),
+    custom: Type.Boolean(),
+    revision: Type.Optional(Type.Integer({ minimum: 1, description: 'A custom framework: the stored version' })),
+  }),
+  tools: Type.Array(Type.String(), { description: 'The tools asked about, canonical ids, sorted' }),
+  min_confidence: Fraction,
+  summary: Type.Object({
+    controls_total: Type.Integer({ minimum: 0 }),
+    assessable: Type.Integer({ minimum: 0, description: 'Controls some rule of the tools reaches' }),
+    not_reached: Type.Integer({ minimum: 0, description: 'Controls no rule of the tools reaches' }),
+    reachable_by_other_tools: Type.Integer({ minimum: 0, description: "Of those, how many some other tool's rule reaches" }),
+    unreachable: Type.Integer({ minimum: 0, description: 'Controls no rule of any tool in the registry reaches' }),
+    coverage: Type.Number({ minimum: 0, maximum: 1, description: 'assessable / controls_total' }),
+  }),
+  assessable: Type.Array(ControlItem, { description: 'In control order' }),
+  not_reached: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), reachable_by_other_tools: Type.Boolean() }), {
+    description: 'In control order',
+  }),
+  suggested_rules: Type.Array(
+    Type.Object({
+      tool_id: Type.String(),
+      rule_id: Type.String(),
+      rule_name: Type.String(),
+      controls_reached: Type.Integer({ minimum: 1 }),
+      control_ids: Type.Array(Type.String()),
+    }),
+    { description: "Other tools' rules reaching not_reached controls, most reached first, then by tool and rule id; at most `limit`" },
+  ),
+  suggested_total: Type.Integer({ minimum: 0, description: 'How many such rules there are' }),
+});

@@ -64,6 +64,7 @@ t.test('create and get answer either variant alone; what is stored is both', asy
           'cross_framework_insights',
           'cross_framework',
           'resources',
+          'coverage_plan',
         ],
         `${count}/${variant}: the stored analysis has both variants`,
       );

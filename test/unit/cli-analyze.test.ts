@@ -37,7 +37,7 @@ t.test('csr analyze: offline gap analysis from a file or standard input', async 
   const a = JSON.parse(variantA.stdout);
   t.same(
     Object.keys(a.data),
-    ['analysis_id', 'created_at', 'status', 'frameworks_requested', 'options', 'scope', 'summary', 'frameworks', 'cross_framework_insights'],
+    ['analysis_id', 'created_at', 'status', 'frameworks_requested', 'options', 'scope', 'summary', 'frameworks', 'cross_framework_insights', 'coverage_plan'],
     '--variant a: Variant A alone',
   );
   t.equal(a.data.frameworks[0].gaps[0].control.id, control_id);
