@@ -192,7 +192,9 @@ async function run(argv: string[]): Promise<void> {
   if (group === 'registry' && action === 'report') {
     const { computeReport, formatReportMarkdown, formatReportText, loadReportInput } = await import('../../registry/report.js');
     const report = computeReport(await loadReportInput(defaultSourcesDir));
-    out(values.json ? JSON.stringify(report, null, 2) : values.markdown ? formatReportMarkdown(report) : formatReportText(report));
+    // The Markdown page ends in its own newline: written as is, so the committed file matches it byte for byte.
+    if (values.markdown) process.stdout.write(formatReportMarkdown(report));
+    else out(values.json ? JSON.stringify(report, null, 2) : formatReportText(report));
     return;
   }
   if (group === 'registry' && action === 'review') {
