@@ -121,7 +121,12 @@ t.test('create errors', async (t) => {
 
   const unknownSignals = await create(service, pro, {
     frameworks: ['SOC2'],
-    findings: [finding('x', 'CSR-GEN-NET-NOPE-X-9001'), finding('y', signal_id), finding('z', 'CSR-GEN-NET-NOPE-Y-9002'), finding('w', 'CSR-GEN-NET-NOPE-X-9001')],
+    findings: [
+      finding('x', 'CSR-GEN-NET-NOPE-X-9001'),
+      finding('y', signal_id),
+      finding('z', 'CSR-GEN-NET-NOPE-Y-9002'),
+      finding('w', 'CSR-GEN-NET-NOPE-X-9001'),
+    ],
   });
   t.equal(unknownSignals.status, 400);
   t.equal(unknownSignals.body.error.code, 'GAP_SIGNAL_NOT_FOUND');
