@@ -33,6 +33,14 @@ export interface Config {
   metricsToken?: string;
   /** JSON bodies of at least this many bytes are compressed when the client accepts gzip or br (0: never). */
   compressMinBytes: number;
+  /** Webhooks may be delivered to loopback, private and reserved addresses (docs/webhooks.md); off by default. */
+  webhookAllowPrivate: boolean;
+  /** The deadline of one delivery attempt, connection to answer. */
+  webhookTimeoutMs: number;
+  /** Delivery attempts at once on this node. */
+  webhookConcurrency: number;
+  /** Whether this node sends webhook deliveries (every node does by default; deliveries wait in the outbox for one that does). */
+  webhookDelivery: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -44,6 +52,16 @@ export class ConfigError extends Error {
 }
 
 const ACCESS_LOG_MODES = ['on', 'errors', 'off'] as const;
+
+/** A yes/no variable: true, 1, on or false, 0, off (any case); unset or empty is the fallback. */
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1' || raw === 'on') return true;
+  if (raw === 'false' || raw === '0' || raw === 'off') return false;
+  problems.push(`${name}=${JSON.stringify(env[name])} is not one of true, false, on, off, 1, 0`);
+  return fallback;
+}
 export type AccessLogMode = (typeof ACCESS_LOG_MODES)[number];
 
 /** ACCESS_LOG: on (also true, 1), errors, or off (also false, 0). */
@@ -113,6 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessLog: accessLogMode(env, problems),
     metricsToken: env.METRICS_TOKEN || undefined,
     compressMinBytes: integer(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1024 * 1024 * 1024, problems),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false, problems),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000, problems),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256, problems),
+    webhookDelivery: flag(env, 'WEBHOOK_DELIVERY', true, problems),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

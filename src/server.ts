@@ -10,10 +10,17 @@ import { registerDependencyMetrics } from './dependency-metrics.js';
 import { Registry } from './registry/registry.js';
 import { gapIndexOf } from './gap/gap-index.js';
 import { warmCoveragePlans } from './gap/coverage-plan.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Pipeline } from './http/pipeline.js';
 import { routes } from './api/routes.js';
 import { startHttpServer } from './http/uws.js';
 import type { Services } from './services.js';
+
+/** How much of a receiver's answer is read: its status is what counts. */
+const WEBHOOK_ANSWER_BYTES = 64 * 1024;
+/** How often the outbox is looked at for retries and other nodes' commits. */
+const WEBHOOK_POLL_MS = 1000;
+const DELIVERY_RECORD_DAYS = 30;
 
 export interface RunningService {
   port: number;
@@ -96,6 +103,19 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   });
   metrics = serviceMetrics;
   const { accounts, analyses, customFrameworks } = stores;
+  // The delivery worker (docs/webhooks.md): on every node unless WEBHOOK_DELIVERY is off.
+  const dispatcher = config.webhookDelivery
+    ? new WebhookDispatcher(stores.webhooks, {
+        concurrency: config.webhookConcurrency,
+        perWebhook: Math.max(1, Math.ceil(config.webhookConcurrency / 4)),
+        timeoutMs: config.webhookTimeoutMs,
+        maxResponseBytes: WEBHOOK_ANSWER_BYTES,
+        allowPrivate: config.webhookAllowPrivate,
+        pollMs: WEBHOOK_POLL_MS,
+        now,
+        log,
+      })
+    : undefined;
   const limiters = await sharedLimiters(config, log, now);
   const services: Services = {
     config,
@@ -104,6 +124,8 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
     analyses,
     customFrameworks,
     posture: stores.posture,
+    webhooks: stores.webhooks,
+    deliverWebhooks: () => dispatcher?.poke(),
     registry,
     pool,
     metrics: serviceMetrics,
@@ -126,6 +148,18 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
   // Posture records live as long as their analyses (docs/posture.md).
   const stopPostureSweeper = startSweeper(stores.posture, config.sweepIntervalMs, now, (error) => log.error({ err: error }, 'posture sweep failed'));
   opened.push(stopPostureSweeper);
+  // Delivery records live 30 days after their event (docs/webhooks.md).
+  const stopDeliverySweeper = startSweeper(
+    { sweep: (at) => stores.webhooks.sweep(new Date(at.getTime() - DELIVERY_RECORD_DAYS * 86_400_000)) },
+    config.sweepIntervalMs,
+    now,
+    (error) => log.error({ err: error }, 'webhook delivery sweep failed'),
+  );
+  opened.push(stopDeliverySweeper);
+  if (dispatcher) {
+    dispatcher.start();
+    opened.push(() => dispatcher.stop(0));
+  }
   const pipeline = new Pipeline(routes, services, limiters);
   opened.push(() => pipeline.closeLimiters());
   const http = await startHttpServer(pipeline, config.host, config.port, log);
@@ -154,7 +188,10 @@ async function startStages(config: Config, log: Logger, now: () => Date, opened:
         clearInterval(pruneTimer);
         stopSweeper();
         stopPostureSweeper();
+        stopDeliverySweeper();
         await http.close(config.shutdownTimeoutMs);
+        // Attempts under way may finish; those that do not stay due and are sent again (at least once).
+        await dispatcher?.stop(config.shutdownTimeoutMs);
         await pool.close();
         await pipeline.closeLimiters();
         await registry.close();

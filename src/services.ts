@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { PostureStore } from './store/posture.js';
+import type { WebhookStore } from './store/webhooks.js';
 import type { Logger } from './log.js';
 import type { AccountDirectory, AnalysisStore, CustomFrameworkStore, StoreHealth } from './store/types.js';
 import type { Registry } from './registry/registry.js';
@@ -16,6 +17,10 @@ export interface Services {
   customFrameworks: CustomFrameworkStore;
   /** Scopes' posture histories (docs/posture.md). */
   posture: PostureStore;
+  /** Webhooks and their outbox (docs/webhooks.md). */
+  webhooks: WebhookStore;
+  /** Tells this node's delivery worker that a commit wrote deliveries (a no-op where WEBHOOK_DELIVERY is off). */
+  deliverWebhooks(): void;
   registry: Registry;
   pool: TaskPool;
   metrics: ServiceMetrics;

@@ -127,6 +127,7 @@ export async function runAndStore(
     return replay(ctx, idempotent!, outcome.existing);
   }
   services.metrics.analysisStored();
+  if (outcome.deliveries) services.deliverWebhooks();
   const storedAt = performance.now();
   const variant = requestedVariant(ctx);
   const headers = {

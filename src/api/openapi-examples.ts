@@ -714,43 +714,67 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
     "response": {
       "data": {
         "framework": {
-          "code": "ACME-ISP",
-          "name": "ACME information security policy",
-          "version": "2026.2",
-          "revision": 2
+          "code": "HIPAA",
+          "name": "HIPAA Security Rule",
+          "version": "2013 Omnibus",
+          "custom": false
         },
+        "tools": [
+          "checkov",
+          "prowler"
+        ],
+        "min_confidence": 0.7,
         "summary": {
-          "controls_total": 2,
-          "assessable": 2,
-          "assessable_by_scanner_rules": 0,
-          "below_default_confidence": 0,
-          "unassessable": 0,
-          "coverage": 1
+          "controls_total": 54,
+          "assessable": 28,
+          "not_reached": 26,
+          "reachable_by_other_tools": 1,
+          "unreachable": 25,
+          "coverage": 0.519
         },
-        "controls": [
+        "assessable": [
           {
-            "id": "AC-1",
-            "title": "Administrators use multi-factor authentication",
-            "category": "Access control",
-            "status": "assessable",
-            "direct_signals": 1,
-            "inherited_signals": 0,
-            "signals_at_default_confidence": 1,
-            "scanner_rules": 0,
-            "unknown_references": []
+            "id": "164.308(a)(1)",
+            "title": "Security Management Process"
           },
           {
-            "id": "AC-2",
-            "title": "Access reviews",
-            "category": "Access control",
-            "status": "assessable",
-            "direct_signals": 0,
-            "inherited_signals": 19,
-            "signals_at_default_confidence": 16,
-            "scanner_rules": 0,
-            "unknown_references": []
+            "id": "164.308(a)(1)(ii)(A)",
+            "title": "Risk Analysis"
           }
-        ]
+        ],
+        "not_reached": [
+          {
+            "id": "164.308(a)(1)(ii)(C)",
+            "title": "Sanction Policy",
+            "reachable_by_other_tools": false
+          },
+          {
+            "id": "164.308(a)(1)(ii)(D)",
+            "title": "Information System Activity Review",
+            "reachable_by_other_tools": false
+          }
+        ],
+        "suggested_rules": [
+          {
+            "tool_id": "microsoft-defender-for-cloud",
+            "rule_id": "0cfea604-3201-4e14-88fc-fae4c427a6c5",
+            "rule_name": "Blocked accounts with owner permissions on Azure resources should be removed",
+            "controls_reached": 1,
+            "control_ids": [
+              "164.308(a)(3)(ii)(C)"
+            ]
+          },
+          {
+            "tool_id": "microsoft-defender-for-cloud",
+            "rule_id": "8d7e1fde-fe26-4b5f-8108-f8e432cbc2be",
+            "rule_name": "Blocked accounts with read and write permissions on Azure resources should be removed",
+            "controls_reached": 1,
+            "control_ids": [
+              "164.308(a)(3)(ii)(C)"
+            ]
+          }
+        ],
+        "suggested_total": 2
       }
     }
   },
@@ -2732,6 +2756,161 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
             ]
           }
         ]
+      }
+    }
+  },
+  "GET /v1/posture/history": {
+    "response": {
+      "data": {
+        "scope": "aws-prod",
+        "framework": null,
+        "analyses": [
+          {
+            "analysis_id": "GAP-2026-11-28-VVCKQERJHZ",
+            "created_at": "2026-11-28T10:42:39.283Z",
+            "expires_at": "2027-11-28T10:42:39.283Z",
+            "overall": {
+              "score": 100,
+              "status": "compliant",
+              "coverage": 0.074
+            },
+            "frameworks": {
+              "HIPAA": {
+                "score": 100,
+                "status": "compliant",
+                "coverage": 0.074,
+                "controls_assessed": 4,
+                "controls_total": 54
+              }
+            }
+          },
+          {
+            "analysis_id": "GAP-2026-11-28-9H29V8TPDH",
+            "created_at": "2026-11-28T10:42:39.290Z",
+            "expires_at": "2027-11-28T10:42:39.290Z",
+            "overall": {
+              "score": 0,
+              "status": "non_compliant",
+              "coverage": 0.074
+            },
+            "frameworks": {
+              "HIPAA": {
+                "score": 0,
+                "status": "non_compliant",
+                "coverage": 0.074,
+                "controls_assessed": 4,
+                "controls_total": 54
+              }
+            }
+          }
+        ],
+        "trend": {
+          "HIPAA": {
+            "analyses": 2,
+            "first": {
+              "analysis_id": "GAP-2026-11-28-VVCKQERJHZ",
+              "created_at": "2026-11-28T10:42:39.283Z",
+              "score": 100,
+              "status": "compliant"
+            },
+            "latest": {
+              "analysis_id": "GAP-2026-11-28-9H29V8TPDH",
+              "created_at": "2026-11-28T10:42:39.290Z",
+              "score": 0,
+              "status": "non_compliant"
+            },
+            "previous": {
+              "analysis_id": "GAP-2026-11-28-VVCKQERJHZ",
+              "created_at": "2026-11-28T10:42:39.283Z",
+              "score": 100,
+              "status": "compliant"
+            },
+            "score_change": -100,
+            "change_since_previous": -100,
+            "direction": "declining"
+          }
+        }
+      },
+      "meta": {
+        "total": 2,
+        "returned": 2,
+        "truncated": false,
+        "limit": 1000
+      }
+    }
+  },
+  "POST /v1/webhooks": {
+    "request": {
+      "url": "https://93.184.215.14/csr-hooks",
+      "events": [
+        "control.regressed"
+      ]
+    },
+    "response": {
+      "data": {
+        "id": "wh_01a221bffadfdd9c220fce9fe82d",
+        "url": "https://93.184.215.14/csr-hooks",
+        "events": [
+          "control.regressed"
+        ],
+        "created_at": "2026-11-28T10:42:39.455Z",
+        "secret": "whsec_Zod0507x12uW5I-YpNAlLJ7PcZlaVdZZ2QMT3bfOJks"
+      }
+    }
+  },
+  "GET /v1/webhooks": {
+    "response": {
+      "data": [
+        {
+          "id": "wh_01a221bffa42090f67afac7f70cf",
+          "url": "https://93.184.215.14/csr-hooks?gone",
+          "events": [
+            "control.regressed"
+          ],
+          "created_at": "2026-11-28T10:42:39.298Z"
+        },
+        {
+          "id": "wh_01a221bffadfdd9c220fce9fe82d",
+          "url": "https://93.184.215.14/csr-hooks",
+          "events": [
+            "control.regressed"
+          ],
+          "created_at": "2026-11-28T10:42:39.455Z"
+        }
+      ],
+      "meta": {
+        "total": 2
+      }
+    }
+  },
+  "GET /v1/webhooks/:id": {
+    "response": {
+      "data": {
+        "id": "wh_01a221bffa42090f67afac7f70cf",
+        "url": "https://93.184.215.14/csr-hooks?gone",
+        "events": [
+          "control.regressed"
+        ],
+        "created_at": "2026-11-28T10:42:39.298Z"
+      }
+    }
+  },
+  "GET /v1/webhooks/:id/deliveries": {
+    "response": {
+      "data": [],
+      "meta": {
+        "total": 0,
+        "page": 1,
+        "per_page": 20,
+        "total_pages": 0
+      }
+    }
+  },
+  "DELETE /v1/webhooks/:id": {
+    "response": {
+      "data": {
+        "id": "wh_01a221bffa42090f67afac7f70cf",
+        "deleted": true
       }
     }
   }

@@ -16,6 +16,7 @@ import { exportRoutes } from './exports.js';
 import { docsRoutes } from './docs.js';
 import { scannerImportRoutes } from './scanner-import.js';
 import { postureRoutes } from './posture.js';
+import { webhookRoutes } from './webhooks.js';
 import type { Route } from '../http/route.js';
 
 /** The route table: every endpoint the service answers, as data. */
@@ -25,6 +26,7 @@ export const routes: Route[] = [
   ...gapAnalysisRoutes,
   ...scannerImportRoutes,
   ...postureRoutes,
+  ...webhookRoutes,
   ...signalRoutes,
   ...mappingRoutes,
   ...domainRoutes,

@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   framework_invalid: { status: 400, message: 'The framework definition is invalid at {location}: {reason}' },
   framework_exists: { status: 409, message: 'Framework code {code} is taken' },
   framework_limit_reached: { status: 409, message: 'The account already holds {count} custom frameworks, the most it may hold is {limit}' },
+  webhook_url_refused: { status: 400, message: 'The webhook URL {url} cannot be used: {reason}' },
+  webhook_limit_reached: { status: 409, message: 'The account already holds {count} webhooks, the most it may hold is {limit}' },
   idempotency_key_reused: { status: 422, message: 'Idempotency-Key {key} was already used with a different request in the last {window_hours} hours' },
   service_busy: { status: 503, message: 'The analysis queue is full; retry in {retry_after} seconds' },
   task_timeout: { status: 503, message: 'The task ran past its time budget of {timeout_ms} ms; retry in {retry_after} seconds' },

@@ -71,6 +71,15 @@ export async function operationCalls(service: { url: string }, key: string): Pro
   const { code: _code, ...customVersion } = { ...customBody, version: '2026.2' };
   const retired = await post('/v1/frameworks', { ...customBody, code: 'RETIRED' });
   if (retired.status !== 200) throw new Error(`custom framework not created: ${retired.text.slice(0, 200)}`);
+  // Posture history and webhooks (docs/posture.md, docs/webhooks.md): two analyses of one scope, a
+  // public receiver address (private ones are refused by default) subscribed to an event these make none of.
+  for (const status of ['false_positive', 'open']) {
+    const scoped = await post('/v1/gap-analysis', { ...createBody(['HIPAA'], findings.map((f) => ({ ...f, status }))), scope: 'aws-prod' });
+    if (scoped.status !== 200) throw new Error(`scoped analysis not created: ${scoped.text.slice(0, 200)}`);
+  }
+  const webhookBody = { url: 'https://93.184.215.14/csr-hooks', events: ['control.regressed'] };
+  const hook = await post('/v1/webhooks', { ...webhookBody, url: `${webhookBody.url}?gone` });
+  if (hook.status !== 200) throw new Error(`webhook not created: ${hook.text.slice(0, 200)}`);
 
   const table: Array<[string, string, () => Promise<CallResult>, unknown?]> = [
     ['GET', '/healthz', () => call(service, 'GET', '/healthz')],
@@ -96,7 +105,13 @@ export async function operationCalls(service: { url: string }, key: string): Pro
     ['POST', '/v1/frameworks', () => post('/v1/frameworks', customBody), customBody],
     ['PUT', '/v1/frameworks/:code', () => call(service, 'PUT', '/v1/frameworks/ACME-ISP', { key, body: customVersion }), customVersion],
     ['GET', '/v1/frameworks/:code', () => get('/v1/frameworks/ACME-ISP')],
-    ['GET', '/v1/frameworks/:code/coverage', () => get('/v1/frameworks/ACME-ISP/coverage')],
+    ['GET', '/v1/frameworks/:code/coverage', () => get('/v1/frameworks/HIPAA/coverage?tools=prowler,checkov&limit=2')],
+    ['GET', '/v1/posture/history', () => get('/v1/posture/history?scope=aws-prod')],
+    ['POST', '/v1/webhooks', () => post('/v1/webhooks', webhookBody), webhookBody],
+    ['GET', '/v1/webhooks', () => get('/v1/webhooks')],
+    ['GET', '/v1/webhooks/:id', () => get(`/v1/webhooks/${hook.body.data.id}`)],
+    ['GET', '/v1/webhooks/:id/deliveries', () => get(`/v1/webhooks/${hook.body.data.id}/deliveries`)],
+    ['DELETE', '/v1/webhooks/:id', () => call(service, 'DELETE', `/v1/webhooks/${hook.body.data.id}`, { key })],
     ['GET', '/v1/frameworks/template', () => get('/v1/frameworks/template')],
     ['DELETE', '/v1/frameworks/:code', () => call(service, 'DELETE', '/v1/frameworks/RETIRED', { key })],
     ['GET', '/v1/controls', () => get('/v1/controls?framework=HIPAA&per_page=5')],
