@@ -17,6 +17,7 @@ import { openStores } from '../src/store/open.js';
 import { Registry } from '../src/registry/registry.js';
 import { scenarios, type Scenario } from './scenarios/index.js';
 import { LARGE_ACCOUNT, seedLargeAccount } from './scenarios/large-account.js';
+import { SCOPE_ACCOUNT, seedScopeHistory } from './scenarios/scope-history.js';
 import { load } from './load.js';
 import { runWrk, wrkAvailable, writeKeyScript, type WrkResult } from './wrk.js';
 // The throwaway PostgreSQL and Redis the tests use: the cluster variant needs the same, no more.
@@ -162,10 +163,11 @@ async function main(): Promise<void> {
   const plan = scenarios(registry)
     .filter((s, i) => !only || i === 0 || s.name.includes(only) || (s.alongside?.includes(only) ?? false))
     // A scenario of the large account needs PostgreSQL to seed it (and its companions run beside it).
-    .filter((s, _i, all) => cluster || !(s.account || all.find((o) => o.name === s.alongside)?.account))
+    .filter((s, _i, all) => cluster || !(s.account === LARGE_ACCOUNT || all.find((o) => o.name === s.alongside)?.account === LARGE_ACCOUNT))
     .map((s) => (s.baseline ? s : { ...s, name: `${s.name}${store}`, alongside: s.alongside && `${s.alongside}${store}` }));
   const large = plan.some((s) => s.account === LARGE_ACCOUNT) ? await seedLargeAccount(clusterEnv.DATABASE_URL, dataDir) : undefined;
-  const keysOf = (s: Scenario) => (s.account === LARGE_ACCOUNT && large ? large.keys : keys);
+  const scoped = plan.some((s) => s.account === SCOPE_ACCOUNT) ? await seedScopeHistory({ dataDir, databaseUrl: clusterEnv.DATABASE_URL }) : undefined;
+  const keysOf = (s: Scenario) => (s.account === LARGE_ACCOUNT && large ? large.keys : s.account === SCOPE_ACCOUNT && scoped ? scoped.keys : keys);
   const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...clusterEnv };
   // The service logs (an access line per request) to a file, as it would to journald or a
   // collector: read through a pipe, they would cost this process, the load generator, its speed.

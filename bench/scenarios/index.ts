@@ -1,5 +1,6 @@
 import type { Registry } from '../../src/registry/registry.js';
 import { LARGE_ACCOUNT, LARGE_ACCOUNT_ANALYSES, largeAccountCursor } from './large-account.js';
+import { SCOPE, SCOPE_ACCOUNT, SCOPE_ANALYSES } from './scope-history.js';
 
 /** A benchmark scenario is data: what to send, what must come back, how hard to push. */
 export interface Scenario {
@@ -32,7 +33,7 @@ export interface Scenario {
    * The requests go with keys of this account, which the runner seeds first (bench/scenarios/large-account.ts),
    * instead of the bench's 8,000 accounts in turn. Such scenarios run with `--cluster` only.
    */
-  account?: typeof LARGE_ACCOUNT;
+  account?: typeof LARGE_ACCOUNT | typeof SCOPE_ACCOUNT;
   /**
    * Published target for p50 relative to the JSON floor: in one thread of the bench
    * process, JSON.parse of the request plus JSON.parse and JSON.stringify of the service's answer.
@@ -191,6 +192,17 @@ export function scenarios(registry: Registry): Scenario[] {
       connections: 64,
       durationSeconds: 8,
       generator: 'wrk',
+    },
+    // A scope's posture history of 1,000 analyses (docs/posture.md), on either store: the runner seeds it (bench/scenarios/scope-history.ts).
+    {
+      name: `posture: GET /v1/posture/history, ${SCOPE_ANALYSES.toLocaleString('en')} analyses in one scope`,
+      method: 'GET',
+      path: `/v1/posture/history?scope=${SCOPE}`,
+      expectStatus: 200,
+      connections: 1,
+      durationSeconds: 8,
+      targetP99Ms: 50,
+      account: SCOPE_ACCOUNT,
     },
     // Cluster only: a deep page of a large account by cursor (the keyset index), 12 lists of that
     // account at once (at most half the pool is theirs), and another account's lists beside them.
