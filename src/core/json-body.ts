@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.js';
 
 /**
@@ -62,11 +63,43 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return {};
   const offset = nestingBeyond(bytes);
   if (offset >= 0) throw new ApiError('json_too_deep', { limit: MAX_JSON_DEPTH, offset });
+  // JSON text is UTF-8 (RFC 8259 8.1); decoding would replace a bad sequence with U+FFFD and
+  // analyse, store and export text the client never sent.
+  if (!isUtf8(bytes)) {
+    const at = firstInvalidUtf8(bytes);
+    throw new ApiError('invalid_json', { reason: `the body is not valid UTF-8 (byte ${at})`, offset: at });
+  }
   try {
     return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (error) {
     throw new ApiError('invalid_json', { reason: (error as Error).message });
   }
+}
+
+/** The offset of the first byte that starts no valid UTF-8 sequence (RFC 3629: no overlongs, surrogates or values past U+10FFFF). */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i];
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    let length: number;
+    let min: number;
+    if (lead >= 0xc2 && lead <= 0xdf) [length, min] = [2, 0x80];
+    else if (lead >= 0xe0 && lead <= 0xef) [length, min] = [3, 0x800];
+    else if (lead >= 0xf0 && lead <= 0xf4) [length, min] = [4, 0x10000];
+    else return i;
+    let code = lead & (0xff >> (length + 1));
+    for (let k = 1; k < length; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return i;
+    i += length;
+  }
+  return -1;
 }
 
 /**

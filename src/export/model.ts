@@ -290,13 +290,16 @@ export const LIST_SEPARATOR = ' | ';
 /**
  * Spreadsheet formula injection (OWASP "CSV injection"): a text cell that begins with = + - @
  * can be run as a formula by Excel, LibreOffice or Google Sheets, and so can one where that sign
- * follows leading spaces (trimmed on import), a tab, a carriage return or a line feed, or is
- * its fullwidth form ＝ ＋ － ＠ (folded to ASCII by East Asian input and by some importers).
- * A cell that begins with a tab, carriage return or line feed is neutralised whatever follows,
- * as the tools differ in what they skip. A leading single quote makes the cell text and is what
- * those tools show as the neutral form. The csv and xlsx exports both use this one rule.
+ * follows leading white space (trimmed on import) or characters that show nothing (zero-width
+ * space, joiners, word joiner, direction marks and embeddings, soft hyphen, byte order mark), or
+ * is its fullwidth form ＝ ＋ － ＠ (folded to ASCII by East Asian input and by some importers).
+ * A cell that begins with a control character (tab, carriage return, line feed, vertical tab,
+ * form feed…) is neutralised whatever follows, as the tools differ in what they skip, and xlsx
+ * cannot hold most of them at all: written, the vertical tab and form feed vanished and left the
+ * sign first. A leading single quote makes the cell text and is what those tools show as the
+ * neutral form. The csv and xlsx exports both use this one rule.
  */
-const FORMULA_START = /^(?:[\t\r\n]|[ \u00a0\u3000]*[=+\-@\uff1d\uff0b\uff0d\uff20])/;
+const FORMULA_START = /^(?:[\x00-\x1f\x7f]|[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f]*[=+\-@\uff1d\uff0b\uff0d\uff20])/;
 
 export function neutralizeFormula(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;

@@ -254,7 +254,7 @@ function scopeSheet(workbook: ExcelJS.Workbook, view: ExportView): void {
   const details: Array<[string, string | number | Date]> = [
     ['Findings observed from', scope.observed_from ? new Date(scope.observed_from) : 'not given by the findings'],
     ['Findings observed to', scope.observed_to ? new Date(scope.observed_to) : 'not given by the findings'],
-    ['Sources', scope.sources.length ? scope.sources.join(', ') : 'not named by the findings'],
+    ['Sources', scope.sources.length ? cell(scope.sources.join(', ')) : 'not named by the findings'],
     ['Findings submitted', scope.findings.submitted],
     ['Findings analysed', scope.findings.analyzed],
     ['Minimum mapping confidence', scope.analysis_options.min_confidence ?? ''],

@@ -266,3 +266,62 @@ t.test('anything shaped like an API key is redacted in every log line: path, X-R
   t.equal(redactKeys(`a csr_${keyId}_${secret} b`), `a csr_${keyId}_[redacted] b`);
   t.equal(redactKeys('"service":"csr","path":"/v1/signals/CSR-HIPAA-AUDIT-LOG-001"'), '"service":"csr","path":"/v1/signals/CSR-HIPAA-AUDIT-LOG-001"');
 });
+
+t.test('a JSON body that is not valid UTF-8 is refused 400 invalid_json, on the HTTP thread and on the analysis path', async (t) => {
+  const latin1 = Buffer.concat([Buffer.from('{"signal_ids": ["caf'), Buffer.from([0xe9]), Buffer.from('"]}')]);
+  const headers = { 'content-type': 'application/json' };
+  const bulk = await call(service, 'POST', '/v1/mappings/bulk', { key, rawBody: latin1, headers });
+  t.equal(bulk.status, 400);
+  t.equal(bulk.body.error.code, 'invalid_json');
+  t.equal(bulk.body.error.details.offset, 20, 'the byte named');
+  t.match(bulk.body.error.message, /not valid UTF-8/);
+  const [{ signal_id }] = [{ signal_id: testRegistry().signalIds()[0] }];
+  const analysis = Buffer.concat([
+    Buffer.from(`{"frameworks": ["HIPAA"], "findings": [{"id": "f`),
+    Buffer.from([0xed, 0xa0, 0x80]),
+    Buffer.from(`", "signal_id": "${signal_id}"}]}`),
+  ]);
+  const created = await call(service, 'POST', '/v1/gap-analysis', { key, rawBody: analysis, headers });
+  t.equal(created.status, 400, 'an encoded surrogate is not UTF-8 either');
+  t.equal(created.body.error.code, 'invalid_json');
+  const valid = await call(service, 'POST', '/v1/mappings/bulk', { key, body: { signal_ids: ['café ✓ 𝄞'] } });
+  t.equal(valid.status, 200, 'multi-byte UTF-8 is fine');
+});
+
+t.test('xlsx and csv cells that start with a control character or an invisible one before a formula sign are neutralised', async (t) => {
+  const { readWorkbook, parseCsv } = await import('../export/read-back.js');
+  const { primarySignals } = await import('../helpers/findings.js');
+  const prefixes = ['\v', '\f', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u200e', '\u202e', '\u0000'];
+  const signals = primarySignals('HIPAA', prefixes.length);
+  const ids = prefixes.map((prefix, i) => `${prefix}=1+${i}`);
+  const findings = ids.map((id, i) => finding(id, signals[i].signal_id, 'open'));
+  const created = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings } });
+  t.equal(created.status, 200, created.text.slice(0, 200));
+  const exported = async (format: string) => {
+    const response = await fetch(`${service.url}/v1/gap-analysis/${created.body.data.id}/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ format }),
+    });
+    t.equal(response.status, 200, format);
+    return Buffer.from(await response.arrayBuffer());
+  };
+  // No cell starts with a control or invisible character, or a formula sign: each such is quoted.
+  const hostileStart = /^[\x00-\x1f\x7f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff=+\-@]/;
+  const workbook = await readWorkbook(await exported('xlsx'));
+  const cells: string[] = [];
+  workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((c) => void (typeof c.value === 'string' && cells.push(c.value)))));
+  const rows = await parseCsv((await exported('csv')).toString('utf8'));
+  for (const [format, all] of [
+    ['xlsx', cells],
+    ['csv', rows.flat()],
+  ] as const) {
+    t.same(
+      all.filter((c) => hostileStart.test(c)),
+      [],
+      `${format}: no cell starts with a character that hides a formula`,
+    );
+    const quoted = all.filter((c) => c.startsWith("'") && ids.some((id) => c.includes(id.slice(1))));
+    t.ok(quoted.length >= ids.length - 1, `${format}: the ids are there, quoted (${quoted.length})`);
+  }
+});
