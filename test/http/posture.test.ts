@@ -11,6 +11,8 @@ import { finding, primarySignals } from '../helpers/findings.js';
 import { createDatabase, startPostgres, throwaway } from '../helpers/servers.js';
 
 const DAY = 86_400_000;
+/** This suite is about posture, not store deadlines: a loaded test machine must not time its store calls out. */
+const STORE_DEADLINE = '15000';
 const signals = primarySignals('HIPAA', 4);
 const soc2 = primarySignals('SOC2', 2);
 /** A Prowler CSV of our own: one failing check. */
@@ -188,5 +190,40 @@ t.test('LMDB', (t) => historySuite(t, {}));
 t.test('PostgreSQL', async (t) => {
   const server = await throwaway(t, startPostgres);
   if (!server) return;
-  await historySuite(t, { DATABASE_URL: createDatabase(server.url, 'posture_history') });
+  await historySuite(t, { DATABASE_URL: createDatabase(server.url, 'posture_history'), STORE_TIMEOUT_MS: STORE_DEADLINE });
+});
+
+t.test('PostgreSQL, two nodes: a scope filed on both reads the same on either', async (t) => {
+  const server = await throwaway(t, startPostgres);
+  if (!server) return;
+  const url = createDatabase(server.url, 'posture_two_nodes');
+  const [a, b] = await Promise.all([0, 1].map(() => startTestService({ env: { DATABASE_URL: url, STORE_TIMEOUT_MS: STORE_DEADLINE } })));
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  const key = await a.key('teams');
+  // Node B's key replica follows the database within a second (docs/cluster.md).
+  const started = Date.now();
+  while (!b.services.accounts.authenticate(key) && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 10));
+  const ids: string[] = [];
+  for (const [i, node] of [a, b, a, b].entries()) {
+    const res = await call(node, 'POST', '/v1/gap-analysis', {
+      key,
+      body: { frameworks: ['HIPAA'], scope: 'shared', findings: signals.map((s, j) => finding(`f-${j}`, s.signal_id, j < i ? 'open' : 'false_positive')) },
+    });
+    t.equal(res.status, 200, res.text.slice(0, 200));
+    ids.push(res.body.data.id);
+  }
+  const fromA = await call(a, 'GET', '/v1/posture/history?scope=shared', { key });
+  const fromB = await call(b, 'GET', '/v1/posture/history?scope=shared', { key });
+  t.same(
+    fromA.body.data.analyses.map((x: any) => x.analysis_id),
+    ids,
+    'node A lists the four, whichever node stored them',
+  );
+  t.same(fromB.body.data, fromA.body.data, 'node B answers the same');
+  const scores = fromA.body.data.analyses.map((x: any) => x.frameworks.HIPAA.score);
+  t.ok(
+    scores[0] === 100 && scores.every((score: number, i: number) => i === 0 || score < scores[i - 1]),
+    `each worse than the one before, across nodes: ${scores.join(', ')}`,
+  );
+  t.equal(fromA.body.data.trend.HIPAA.direction, 'declining');
 });

@@ -102,7 +102,9 @@ t.test('LMDB: signed deliveries, a regression within 5 s', async (t) => {
 t.test('PostgreSQL: the same', async (t) => {
   const server = await throwaway(t, startPostgres);
   if (!server) return;
-  const service = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', DATABASE_URL: createDatabase(server.url, 'webhooks') } });
+  const service = await startTestService({
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true', DATABASE_URL: createDatabase(server.url, 'webhooks'), STORE_TIMEOUT_MS: '15000' },
+  });
   t.teardown(() => service.close());
   await regressionSuite(t, service);
 });
