@@ -83,7 +83,16 @@ export interface AccessEntry {
   durationMs: number;
   bytes: number;
   account: string | undefined;
+  /** The error code of a refusal or failure (docs/errors.md). */
+  error?: string;
+  /** The client's address, where it was read (requests without a key, answers of 400 and over). */
+  client?: string;
+  /** The client's User-Agent, cut at USER_AGENT_MAX_CHARS. */
+  userAgent?: string;
 }
+
+/** The most of a User-Agent an access line keeps. */
+const USER_AGENT_MAX_CHARS = 200;
 
 /** Printable ASCII without `"` or a backslash: a JSON string of these is the text in quotes. */
 const JSON_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -103,6 +112,9 @@ function jsonString(value: string): string {
 export function accessLine(entry: AccessEntry, isoTime: string): string {
   const requestId = entry.requestId === undefined ? '' : '"request_id":' + jsonString(redactKeys(entry.requestId)) + ',';
   const account = entry.account === undefined ? '' : ',"account":' + jsonString(entry.account);
+  const error = entry.error === undefined ? '' : ',"error":' + jsonString(entry.error);
+  const client = entry.client === undefined ? '' : ',"client":' + jsonString(entry.client);
+  const userAgent = entry.userAgent === undefined ? '' : ',"user_agent":' + jsonString(redactKeys(entry.userAgent.slice(0, USER_AGENT_MAX_CHARS)));
   return (
     '{"level":30,"time":"' +
     isoTime +
@@ -116,11 +128,14 @@ export function accessLine(entry: AccessEntry, isoTime: string): string {
     jsonString(redactKeys(entry.path)) +
     ',"status":' +
     entry.status +
+    error +
     ',"duration_ms":' +
     entry.durationMs +
     ',"bytes":' +
     entry.bytes +
     account +
+    client +
+    userAgent +
     ',"msg":"request"}\n'
   );
 }

@@ -1500,6 +1500,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
           "other": 0,
           "other_statuses": {},
           "unmapped": 0,
+          "unmapped_rules": 0,
           "duplicates": 0,
           "resolved_by": {
             "tool_mapping": 2
@@ -2510,6 +2511,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response: u
             "other": 0,
             "other_statuses": {},
             "unmapped": 0,
+            "unmapped_rules": 0,
             "duplicates": 0,
             "resolved_by": {
               "tool_mapping": 2

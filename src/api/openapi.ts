@@ -60,6 +60,7 @@ export function errorCodesOf(route: Route): ErrorCode[] {
     codes.add('payload_too_large');
   }
   for (const code of route.errors ?? []) codes.add(code);
+  codes.add('header_repeated');
   codes.add('internal_error');
   return [...codes];
 }

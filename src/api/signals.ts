@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../core/errors.js';
+import type { Registry } from '../registry/registry.js';
 import { json, type Route, type RouteContext } from '../http/route.js';
 import { DOMAIN_CODES, SIGNAL_CATEGORIES } from '../schemas/registry-source.js';
 import { SEVERITIES } from '../core/vocabulary.js';
@@ -31,10 +32,17 @@ function listSignals({ query, services }: RouteContext<SignalsQuery>) {
   return json(data, pageMeta(ids.length, query, true));
 }
 
+/** A signal id as written, or in upper case when only that is known: ids are upper case, clients type them in any. */
+function knownSignalId(registry: Registry, id: string): string | undefined {
+  if (registry.signal(id)) return id;
+  const upper = id.toUpperCase();
+  return upper !== id && registry.signal(upper) ? upper : undefined;
+}
+
 function getSignal({ params, services }: RouteContext) {
-  const signal = services.registry.signal(params.id);
-  if (!signal) throw notFound('Signal', params.id);
-  return json(signal);
+  const id = knownSignalId(services.registry, params.id);
+  if (!id) throw notFound('Signal', params.id);
+  return json(services.registry.signal(id));
 }
 
 const SignalMappingsQuery = QuerySchema({
@@ -44,14 +52,16 @@ const SignalMappingsQuery = QuerySchema({
 function signalMappings({ params, query, services }: RouteContext<{ framework?: string }>) {
   const { registry } = services;
   const framework = query.framework === undefined ? undefined : resolveFramework(registry, 'framework', query.framework);
-  if (!registry.signal(params.id)) throw notFound('Signal', params.id);
-  return json({ signal_id: params.id, mappings: registry.mappingsOfSignal(params.id, framework) });
+  const id = knownSignalId(registry, params.id);
+  if (!id) throw notFound('Signal', params.id);
+  return json({ signal_id: id, mappings: registry.mappingsOfSignal(id, framework) });
 }
 
 function bulkSignals({ body, services }: RouteContext<unknown, BulkSignalsBody>) {
   let found = 0;
   const results = body.ids.map((id) => {
-    const signal = services.registry.signal(id);
+    const known = knownSignalId(services.registry, id);
+    const signal = known && services.registry.signal(known);
     if (!signal) return { id, status: 'not_found' as const };
     found++;
     return { id, status: 'found' as const, signal: { id: signal.id, canonical_name: signal.title, severity: signal.severity, domain: signal.domain } };

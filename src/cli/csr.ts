@@ -107,8 +107,30 @@ function tierArgument(value: string | undefined): Tier | undefined {
   return value;
 }
 
+/** The usage lines of one command group (`csr analyze --help`), or all of them. */
+function usageOf(group: string | undefined): string {
+  if (!group) return USAGE;
+  const lines = USAGE.split('\n');
+  const picked: string[] = [];
+  let inGroup = false;
+  for (const line of lines) {
+    // A command's line, and the indented lines that continue it.
+    if (line.startsWith('  csr ')) inGroup = line.startsWith(`  csr ${group} `) || line.trimEnd() === `  csr ${group}`;
+    else if (!/^ {10,}\S/.test(line)) inGroup = false;
+    if (inGroup) picked.push(line);
+  }
+  return picked.length ? `${lines[0]}\n\n${picked.join('\n')}` : USAGE;
+}
+
 async function run(argv: string[]): Promise<void> {
   const [group, action, ...rest] = argv;
+  // `csr --help`, `csr help [command]`, `csr <command> --help`: usage on standard output, exit 0.
+  if (group === undefined || group === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    if (group === undefined) throw new UsageError('No command given');
+    const named = group === 'help' ? action : group.startsWith('-') ? undefined : group;
+    process.stdout.write(`${usageOf(named)}\n`);
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import { type ApiError, invalidParameter } from './errors.js';
+import { ApiError, invalidParameter, type ErrorDetails } from './errors.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
@@ -98,10 +98,29 @@ export function firstProblemOf(schema: TSchema, value: unknown): Problem | undef
   return validate(value) ? undefined : translate(validate.errors![0]);
 }
 
+/** The longest text an error echoes back; a longer one is cut. */
+const ECHO_MAX_CHARS = 200;
+
+/**
+ * What an error says of the value at fault: a number, boolean, null or short text as it is; a
+ * longer text cut; an array or object by its kind and size, never its content. Echoed whole, a
+ * scanner file posted as an analysis came back in its 400 (9 KB of a 12 KB file).
+ */
+export function echoedValue(value: unknown): unknown {
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return value ?? null;
+  if (typeof value === 'string') return value.length <= ECHO_MAX_CHARS ? value : `${value.slice(0, ECHO_MAX_CHARS)}…`;
+  if (Array.isArray(value)) return `(an array of ${value.length} item${value.length === 1 ? '' : 's'})`;
+  if (typeof value === 'object') {
+    const fields = Object.keys(value);
+    return `(an object with ${fields.length} field${fields.length === 1 ? '' : 's'})`;
+  }
+  return null;
+}
+
 /** A problem as 400 invalid_parameter; a list over its limit echoes its length, not its items. */
 export function invalidParameterOf(problem: Problem, value: unknown, prefix = ''): ApiError {
   const parameter = [prefix, problem.parameter].filter(Boolean).join('.') || '(body)';
-  const echoed = problem.keyword === 'maxItems' && Array.isArray(value) ? value.length : value;
+  const echoed = problem.keyword === 'maxItems' && Array.isArray(value) ? value.length : echoedValue(value);
   return invalidParameter(parameter, echoed, { reason: problem.reason, valid_values: problem.allowedValues, limit: problem.limit });
 }
 
@@ -136,7 +155,9 @@ const NUMBER_TEXT = /^-?\d{1,15}(\.\d{1,15})?$/;
 export function compileQuery(schema: TSchema): (search: URLSearchParams) => Record<string, unknown> {
   compile(schema);
   const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {};
+  const accepted = Object.keys(properties);
   return (search) => {
+    for (const name of search.keys()) if (!Object.hasOwn(properties, name)) throw unknownParameter(name, search.get(name), accepted);
     const value: Record<string, unknown> = {};
     const given: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(properties)) {
@@ -155,6 +176,38 @@ export function compileQuery(schema: TSchema): (search: URLSearchParams) => Reco
     if (problem) throw invalidParameterOf(problem, given[problem.parameter]);
     return value;
   };
+}
+
+/** Names clients send for a page's size, and what they mean here when the endpoint has it. */
+const PAGE_SIZE_NAMES = new Set(['pagesize', 'size', 'count', 'limit', 'perpage', 'max', 'top']);
+/** Names clients send for words to look for: searching is GET /v1/search's. */
+const SEARCH_NAMES = new Set(['q', 'query', 'search', 'text', 'keyword', 'keywords', 'term', 'filter']);
+
+/**
+ * 400 for a query parameter the endpoint does not take, naming it and what to send instead: an
+ * unknown parameter ignored made `GET /v1/signals?q=encryption` answer every signal, which
+ * reads as a search that found everything.
+ */
+function unknownParameter(name: string, value: string | null, accepted: readonly string[]): ApiError {
+  const folded = name.toLowerCase().replace(/[-\s]/g, '_');
+  let reason: string;
+  if (accepted.includes(folded)) reason = `is not a parameter of this endpoint; did you mean ${folded}?`;
+  else if (SEARCH_NAMES.has(folded)) reason = 'is not a parameter of this endpoint: to search signals by words, use GET /v1/search?q=…';
+  else if (PAGE_SIZE_NAMES.has(folded.replace(/_/g, '')) && accepted.includes('per_page'))
+    reason = 'is not a parameter of this endpoint; the page size is per_page';
+  else if (folded === 'offset' && accepted.includes('page')) reason = 'is not a parameter of this endpoint; pages are chosen with page (from 1) and per_page';
+  else if (
+    (folded === 'page' || folded === 'per_page' || PAGE_SIZE_NAMES.has(folded.replace(/_/g, ''))) &&
+    !accepted.includes('page') &&
+    !accepted.includes('offset')
+  )
+    reason = 'is not a parameter of this endpoint: it is not paged, every item comes in one answer';
+  else
+    reason = accepted.length
+      ? `is not a parameter of this endpoint, which takes ${accepted.join(', ')}`
+      : 'is not a parameter of this endpoint, which takes none';
+  const details: ErrorDetails = { parameter: name, value: value === null ? null : value.slice(0, 200), reason, accepted: [...accepted] };
+  return new ApiError('invalid_parameter', details, { message: `Unknown parameter ${name.slice(0, 100)}: ${reason}` });
 }
 
 function queryValue(name: string, text: string, type: string | undefined): unknown {

@@ -1,6 +1,6 @@
 import { ApiError } from '../core/errors.js';
 import { parseJsonBody } from '../core/json-body.js';
-import { firstProblemOf, invalidParameterOf, valueAtPointer } from '../core/validation.js';
+import { echoedValue, firstProblemOf, invalidParameterOf, valueAtPointer } from '../core/validation.js';
 import { AnalysisRequestEnvelope, FindingInput } from '../schemas/gap.js';
 import { GAP_ANALYSIS_LIMITS, type Tier } from '../tiers.js';
 import type { AnalysisOptions, Finding } from './engine.js';
@@ -34,6 +34,7 @@ export function validateAnalysisRequest(raw: Uint8Array, tier: Tier, registry: R
 
 /** The same checks over a request already in memory (scanner import assembles one from a file). */
 export function validateAnalysisBody(body: unknown, tier: Tier, registry: RequestRegistry): ValidatedAnalysisRequest {
+  notAnalysisShaped(body);
   const problem = firstProblemOf(AnalysisRequestEnvelope, body);
   if (problem) {
     const error = invalidParameterOf(problem, valueAtPointer(body, problem.pointer));
@@ -46,14 +47,29 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
   const gapCodes = registry.gapFrameworkCodes();
   const resolved: string[] = [];
   const unknown: string[] = [];
+  // The registry lists frameworks it maps signals to but does not assess (gap_analysis: false in GET /v1/frameworks).
+  const listedOnly: string[] = [];
   for (const code of frameworks) {
     const builtIn = registry.resolveFrameworkCode(code);
     const canonical = builtIn && gapCodes.includes(builtIn) ? builtIn : builtIn === undefined ? registry.customFrameworkCode?.(code) : undefined;
+    if (builtIn && !canonical) listedOnly.push(code);
     if (!canonical) unknown.push(code);
     else if (!resolved.includes(canonical)) resolved.push(canonical);
   }
-  if (unknown.length)
-    throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', { frameworks: unknown, valid_codes: [...gapCodes, ...(registry.customFrameworkCodes?.() ?? [])] });
+  if (unknown.length) {
+    const validCodes = [...gapCodes, ...(registry.customFrameworkCodes?.() ?? [])];
+    const details = { frameworks: unknown, valid_codes: validCodes, ...(listedOnly.length && { listed_for_lookup: listedOnly }) };
+    const others = unknown.filter((code) => !listedOnly.includes(code));
+    const message = [
+      listedOnly.length &&
+        `${listedOnly.join(', ')} ${listedOnly.length === 1 ? 'is' : 'are'} listed for lookup only (GET /v1/frameworks marks ${listedOnly.length === 1 ? 'it' : 'them'} gap_analysis: false): signals map to ${listedOnly.length === 1 ? 'its' : 'their'} controls, but gap analysis does not assess ${listedOnly.length === 1 ? 'it' : 'them'}.`,
+      others.length && `Unknown framework code(s): ${others.join(', ')}.`,
+      `Gap analysis supports ${validCodes.join(', ')}.`,
+    ]
+      .filter(Boolean)
+      .join(' ');
+    throw new ApiError('GAP_FRAMEWORK_NOT_FOUND', details, { message });
+  }
 
   const limits = GAP_ANALYSIS_LIMITS[tier];
   if (resolved.length > limits.maxFrameworks) throw new ApiError('GAP_TOO_MANY_FRAMEWORKS', { count: resolved.length, limit: limits.maxFrameworks, tier });
@@ -87,4 +103,32 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
   if (unknownSignals.length) throw new ApiError('GAP_SIGNAL_NOT_FOUND', { signal_ids: unknownSignals, count: unknownSignals.length });
 
   return { findings: validated, frameworks: resolved, options, ...(scope !== undefined && { scope }) };
+}
+
+/** Where a scanner's own output file goes, and the shape an analysis request has. */
+const IMPORT_ROUTE = 'POST /v1/gap-analysis/import?format=auto&frameworks=…';
+const REQUEST_SHAPE = '{"frameworks": ["HIPAA", …], "findings": [{"id", "signal_id", "status"…}, …]}';
+
+/**
+ * Refuses, saying what to send instead, a body that is not an analysis request at all: a bare
+ * list of findings, or an object with neither frameworks nor findings (a scanner's output file,
+ * most likely). The schema alone answered "(body): must be object" or "frameworks is required".
+ */
+function notAnalysisShaped(body: unknown): void {
+  const refuse = (reason: string) => {
+    throw new ApiError('invalid_parameter', { parameter: '(body)', value: echoedValue(body), reason }, { message: `The body ${reason}` });
+  };
+  if (Array.isArray(body)) {
+    const findingsLike = body.length > 0 && body.every((item) => item !== null && typeof item === 'object' && 'signal_id' in item);
+    refuse(
+      findingsLike
+        ? `is a bare list of findings: wrap it in ${'{"frameworks": [...], "findings": <this list>}'}`
+        : `is an array, not a gap-analysis request: send ${REQUEST_SHAPE}, or a scanner's output file to ${IMPORT_ROUTE}`,
+    );
+  }
+  if (body !== null && typeof body === 'object' && !('frameworks' in body) && !('findings' in body)) {
+    refuse(
+      `has neither frameworks nor findings, so it is not a gap-analysis request: send ${REQUEST_SHAPE}, or a scanner's output file as it is to ${IMPORT_ROUTE}`,
+    );
+  }
 }

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { accessLogWriter, type AccessLog, type Logger } from '../log.js';
 import { ADDRESS_LIMITER_CAPACITY, ADDRESS_RATE_LIMITS, RATE_LIMITS, tierAtLeast } from '../tiers.js';
 import type { Account } from '../store/types.js';
@@ -11,6 +12,7 @@ import type { CompressedFileReply, Reply, Route, RouteContext } from './route.js
 import { compileBody, compileQuery } from '../core/validation.js';
 import { parseJsonBody } from '../core/json-body.js';
 import { bearerToken } from '../core/bearer.js';
+import { parseKey } from '../store/accounts.js';
 import { ACCEPTED_REQUEST_ID, newRequestId } from './request-id.js';
 import { matchesEtag, RegistryAnswerCache, type KeptAnswer, type KeptForm } from './registry-cache.js';
 import type { RenderedHeaderLines } from './header-lines.js';
@@ -23,6 +25,8 @@ export interface IncomingRequest {
   query: string;
   headers: Record<string, string>;
   remoteAddress: string;
+  /** The client's address if it has been read already (`remoteAddress` reads it: a system call, about 1 µs). */
+  readonly knownAddress?: string;
   /** Aborts when the client goes away before its answer is written. */
   readonly closed: AbortSignal;
   /** Filled in by the pipeline as it learns it: what the access log and the metrics say of the request. */
@@ -37,6 +41,8 @@ export interface RequestTrace {
   route: string;
   /** The account name, once a key has been verified (never the key). */
   account?: string;
+  /** The error code the answer carries, when it is a refusal or a failure. */
+  error?: string;
 }
 
 /** What the adapter writes back: a JSON or file body, or a stream. */
@@ -137,7 +143,8 @@ export class Pipeline {
     for (const route of routes) {
       this.prepared.set(route, {
         route,
-        parseQuery: route.query ? compileQuery(route.query) : undefined,
+        // A route that declares no query still refuses any parameter (refuseQuery); the public probes and /docs take anything.
+        parseQuery: route.query ? compileQuery(route.query) : route.tier !== null && route.documented !== false ? refuseQuery : undefined,
         checkBody: route.body && !route.rawBody ? compileBody(route.body) : undefined,
       });
     }
@@ -183,6 +190,9 @@ export class Pipeline {
           durationMs: Math.round(seconds * 1e5) / 100,
           bytes,
           account: trace?.account,
+          error: trace?.error,
+          client: request.knownAddress,
+          userAgent: request.headers['user-agent'],
         });
       } catch (error) {
         this.log.error({ err: error }, 'the answer could not be observed');
@@ -213,10 +223,10 @@ export class Pipeline {
     const incomingId = request.headers['x-request-id'];
     const requestId = incomingId && ACCEPTED_REQUEST_ID.test(incomingId) ? incomingId : newRequestId();
     const baseHeaders: Record<string, string> = { 'X-Request-Id': requestId };
-    const refuse = (error: ApiError, extra: Record<string, string> = {}): Admission => ({
-      kind: 'respond',
-      response: errorResponse(error, Object.assign({}, baseHeaders, extra, error.headers)),
-    });
+    const refuse = (error: ApiError, extra: Record<string, string> = {}): Admission => {
+      if (request.trace) request.trace.error = error.code;
+      return { kind: 'respond', response: errorResponse(error, Object.assign({}, baseHeaders, extra, error.headers)) };
+    };
 
     // Ambiguous framing: what follows on this connection cannot be trusted to be a request of its own.
     if (request.repeatedHeader !== undefined) {
@@ -259,10 +269,10 @@ export class Pipeline {
     baseHeaders: Record<string, string>,
     requestId: string,
   ): Admission {
-    const refuse = (error: ApiError, extra: Record<string, string> = {}) => ({
-      kind: 'respond' as const,
-      response: errorResponse(error, Object.assign({}, baseHeaders, extra, error.headers)),
-    });
+    const refuse = (error: ApiError, extra: Record<string, string> = {}) => {
+      if (request.trace) request.trace.error = error.code;
+      return { kind: 'respond' as const, response: errorResponse(error, Object.assign({}, baseHeaders, extra, error.headers)) };
+    };
     if (!decision.allowed) {
       this.services.metrics.rateLimitRefused(account ? 'account' : 'address');
       return refuse(rateLimitedError(decision));
@@ -274,7 +284,7 @@ export class Pipeline {
         Object.assign({}, decision.headers, { Allow: match.allowed.join(', ') }),
       );
     }
-    if (!account) return refuse(new ApiError('unauthorized'), decision.headers);
+    if (!account) return refuse(refusedCredentials(request.headers), decision.headers);
     const { route, params } = match;
     const prepared = this.prepared.get(route)!;
     if (!tierAtLeast(account.tier, route.tier!)) {
@@ -302,9 +312,9 @@ export class Pipeline {
 
     let query: Record<string, unknown> = {};
     try {
-      if (prepared.parseQuery) query = prepared.parseQuery(new URLSearchParams(request.query));
+      if (prepared.parseQuery && (request.query !== '' || prepared.parseQuery !== refuseQuery)) query = prepared.parseQuery(new URLSearchParams(request.query));
     } catch (error) {
-      return { kind: 'respond', response: this.failure(error, headers, requestId) };
+      return { kind: 'respond', response: this.failure(error, headers, requestId, request) };
     }
 
     if (registryOwn) {
@@ -328,8 +338,10 @@ export class Pipeline {
       return refuse(new ApiError('unsupported_media_type', { content_type: contentType, accepted: [...accepted] }, { message }), headers);
     }
     const limit = route.bodyLimit === 'analysis' ? this.services.config.analysisBodyLimitBytes : this.services.config.bodyLimitBytes;
-    const tooLarge = (closing = true) =>
-      errorResponse(new ApiError('payload_too_large', { limit }), closing ? Object.assign({}, headers, { Connection: 'close' }) : headers);
+    const tooLarge = (closing = true) => {
+      if (request.trace) request.trace.error = 'payload_too_large';
+      return errorResponse(new ApiError('payload_too_large', { limit }), closing ? Object.assign({}, headers, { Connection: 'close' }) : headers);
+    };
     const declared = Number(request.headers['content-length']);
     // Up to DRAINED_BODY_MAX_BYTES the connection stays open and the declared body is read and
     // dropped, so that the client, still writing it, reads the 413 rather than a reset.
@@ -538,6 +550,7 @@ export class Pipeline {
     // Work given up because the client went away (the signal's reason, never an ApiError): no one
     // reads this, and it is not the service's failure. Asked only then: `closed` is made on demand.
     if (!(error instanceof ApiError) && request?.closed.aborted && error === request.closed.reason) return { status: 499, headers, body: '' };
+    if (request?.trace) request.trace.error = error instanceof ApiError ? error.code : 'internal_error';
     if (error instanceof ApiError) {
       try {
         return errorResponse(error, Object.assign({}, headers, error.headers));
@@ -551,6 +564,43 @@ export class Pipeline {
     return internalErrorResponse(requestId, headers);
   }
 }
+
+/**
+ * 401 saying what was wrong with the credentials, as far as that gives nothing away: none sent,
+ * sent in another header or scheme, a token that is no key of ours, or a key that is unknown or
+ * revoked (those two read alike: telling them apart would confirm a key id). RFC 6750's
+ * WWW-Authenticate names the scheme and, for a bad credential, the error. Every mistake read
+ * "API key is invalid or missing" before.
+ */
+function refusedCredentials(headers: Record<string, string>): ApiError {
+  const header = headers.authorization;
+  const refuse = (problem: string, message: string, error?: 'invalid_request' | 'invalid_token') =>
+    new ApiError(
+      'unauthorized',
+      { problem },
+      { message, headers: { 'WWW-Authenticate': error ? `Bearer realm="csr", error="${error}"` : 'Bearer realm="csr"' } },
+    );
+  if (header === undefined) {
+    if (headers['x-api-key'] !== undefined)
+      return refuse('wrong_header', 'Send the API key as Authorization: Bearer <key>; an X-API-Key header is not read', 'invalid_request');
+    return refuse('missing', 'An API key is required: send it as Authorization: Bearer <key>');
+  }
+  const token = bearerToken(header);
+  if (token === undefined) {
+    const bare = parseKey(header.trim()) !== undefined;
+    return refuse(
+      'wrong_scheme',
+      bare ? 'Put "Bearer " before the key: Authorization: Bearer <key>' : 'The Authorization header must use the Bearer scheme: Authorization: Bearer <key>',
+      'invalid_request',
+    );
+  }
+  if (!parseKey(token))
+    return refuse('not_a_key', 'The bearer token is not an API key of this service: keys look like csr_<16 hex digits>_<43 characters>', 'invalid_token');
+  return refuse('unknown_or_revoked', 'The API key is unknown or has been revoked', 'invalid_token');
+}
+
+/** The query check of a route that declares no parameters: any one given is refused, naming it. */
+const refuseQuery = compileQuery(Type.Object({}));
 
 const JSON_MEDIA_TYPE = 'application/json';
 const JSON_FAMILY = /^application\/(.+\+)?json$/;

@@ -24,7 +24,7 @@ t.test('authentication', async (t) => {
   const missing = await call(service, 'GET', '/v1/frameworks');
   t.equal(missing.status, 401);
   t.equal(missing.body.error.code, 'unauthorized');
-  t.match(missing.body.error.message, /invalid or missing/);
+  t.match(missing.body.error.message, /An API key is required: send it as Authorization: Bearer <key>/);
   for (const header of RATE_HEADERS) t.ok(missing.headers.get(header), `401 carries ${header}`);
 
   const malformed = await call(service, 'GET', '/v1/frameworks', { headers: { authorization: 'Basic abc' } });

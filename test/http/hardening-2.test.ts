@@ -325,3 +325,137 @@ t.test('xlsx and csv cells that start with a control character or an invisible o
     t.ok(quoted.length >= ids.length - 1, `${format}: the ids are there, quoted (${quoted.length})`);
   }
 });
+
+t.test('an unknown query parameter is refused, naming it and what to send instead', async (t) => {
+  const search = await call(service, 'GET', '/v1/signals?q=encryption', { key });
+  t.equal(search.status, 400);
+  t.equal(search.body.error.details.parameter, 'q');
+  t.match(search.body.error.message, /GET \/v1\/search\?q=/, 'q points at /v1/search');
+  const size = await call(service, 'GET', '/v1/signals?pagesize=5', { key });
+  t.equal(size.body.error.details.parameter, 'pagesize');
+  t.match(size.body.error.details.reason, /per_page/);
+  t.ok(size.body.error.details.accepted.includes('per_page'), 'the parameters it takes are listed');
+  const typo = await call(service, 'GET', '/v1/signals?Per_Page=5', { key });
+  t.match(typo.body.error.details.reason, /did you mean per_page/);
+  const none = await call(service, 'GET', `/v1/signals/${testRegistry().signalIds()[0]}?expand=all`, { key });
+  t.equal(none.status, 400, 'a route that takes no parameters refuses one too');
+  t.match(none.body.error.details.reason, /takes none/);
+  t.equal((await call(service, 'GET', '/v1/search?q=encryption', { key })).status, 200);
+  t.equal((await call(service, 'GET', '/healthz?probe=1')).status, 200, 'the probes take anything');
+});
+
+t.test('gap analysis: listing-only frameworks, scanner files and bare findings are answered with what to send', async (t) => {
+  const listed = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['NIS2', 'nist-800-53', 'NOPE'], findings: [] } });
+  t.equal(listed.status, 400);
+  t.equal(listed.body.error.code, 'GAP_FRAMEWORK_NOT_FOUND');
+  t.same(listed.body.error.details.listed_for_lookup, ['NIS2', 'nist-800-53']);
+  t.match(listed.body.error.message, /NIS2, nist-800-53 are listed for lookup only/);
+  t.match(listed.body.error.message, /Unknown framework code\(s\): NOPE/);
+  t.match(listed.body.error.message, /Gap analysis supports HIPAA, /);
+  const frameworks = await call(service, 'GET', '/v1/frameworks', { key });
+  const nis2 = frameworks.body.data.find((f: { code: string }) => f.code === 'NIS2');
+  t.equal(nis2.gap_analysis, false, 'the listing marks it');
+
+  // A SARIF file, as a scanner wrote it, posted to the create route.
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'CodeQL', rules: [] } },
+        results: Array.from({ length: 50 }, (_, i) => ({ ruleId: `js/rule-${i}`, message: { text: 'x'.repeat(100) } })),
+      },
+    ],
+  };
+  const scanner = await call(service, 'POST', '/v1/gap-analysis', { key, body: sarif });
+  t.equal(scanner.status, 400);
+  t.equal(scanner.body.error.details.parameter, '(body)');
+  t.match(scanner.body.error.message, /\/v1\/gap-analysis\/import/, 'points at the import');
+  t.ok(scanner.text.length < 1000, `the body is not echoed (${scanner.text.length} bytes)`);
+  t.notOk(scanner.text.includes('CodeQL'));
+  const bare = await call(service, 'POST', '/v1/gap-analysis', { key, body: [finding('f1', testRegistry().signalIds()[0])] });
+  t.equal(bare.status, 400);
+  t.match(bare.body.error.message, /wrap it in \{"frameworks": \[\.\.\.\], "findings"/);
+  const nested = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings: { a: 'x'.repeat(5000) } } });
+  t.equal(nested.body.error.details.value, '(an object with 1 field)', 'an object at fault is described, not echoed');
+});
+
+t.test('auth mistakes are told apart, with WWW-Authenticate', async (t) => {
+  const cases: Array<[Record<string, string>, string, RegExp, string]> = [
+    [{}, 'missing', /An API key is required/, 'Bearer realm="csr"'],
+    [{ 'x-api-key': key }, 'wrong_header', /X-API-Key header is not read/, 'Bearer realm="csr", error="invalid_request"'],
+    [{ authorization: key }, 'wrong_scheme', /Put "Bearer " before the key/, 'Bearer realm="csr", error="invalid_request"'],
+    [{ authorization: 'Basic dXNlcjpwYXNz' }, 'wrong_scheme', /must use the Bearer scheme/, 'Bearer realm="csr", error="invalid_request"'],
+    [{ authorization: 'Bearer not-a-key' }, 'not_a_key', /not an API key of this service/, 'Bearer realm="csr", error="invalid_token"'],
+    [
+      { authorization: `Bearer csr_0123456789abcdef_${'A'.repeat(43)}` },
+      'unknown_or_revoked',
+      /unknown or has been revoked/,
+      'Bearer realm="csr", error="invalid_token"',
+    ],
+  ];
+  for (const [headers, problem, message, challenge] of cases) {
+    const res = await call(service, 'GET', '/v1/signals', { headers });
+    t.equal(res.status, 401, problem);
+    t.equal(res.body.error.details.problem, problem);
+    t.match(res.body.error.message, message, problem);
+    t.equal(res.headers.get('www-authenticate'), challenge, problem);
+  }
+});
+
+t.test('signal ids resolve in any case', async (t) => {
+  const id = testRegistry().signalIds()[3];
+  const lower = await call(service, 'GET', `/v1/signals/${id.toLowerCase()}`, { key });
+  t.equal(lower.status, 200);
+  t.equal(lower.body.data.id, id);
+  const mappings = await call(service, 'GET', `/v1/signals/${id.toLowerCase()}/mappings`, { key });
+  t.equal(mappings.body.data.signal_id, id);
+  const bulk = await call(service, 'POST', '/v1/signals/bulk', { key, body: { ids: [id.toLowerCase()] } });
+  t.equal(bulk.body.data.results[0].status, 'found');
+});
+
+t.test('csr --help and csr analyze --help print the usage and exit 0', async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const { join } = await import('node:path');
+  const { projectRoot } = await import('../../src/paths.js');
+  const csr = (...args: string[]) => spawnSync(process.execPath, [join(projectRoot, 'bin', 'csr.js'), ...args], { encoding: 'utf8' });
+  const all = csr('--help');
+  t.equal(all.status, 0);
+  t.match(all.stdout, /csr keys create/);
+  t.match(all.stdout, /csr analyze FILE/);
+  const analyze = csr('analyze', '--help');
+  t.equal(analyze.status, 0, analyze.stderr);
+  t.match(analyze.stdout, /csr analyze FILE\|- \[--frameworks A,B\]/);
+  t.notMatch(analyze.stdout, /csr keys create/, 'only the command asked about');
+  t.equal(csr('help', 'keys').status, 0);
+});
+
+t.test('access lines carry the error code, the client address and the user agent', async (t) => {
+  const { Writable } = await import('node:stream');
+  const { pino } = await import('pino');
+  let text = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  const logged = await startTestService({ log: pino({ level: 'info', base: { service: 'csr' } }, sink) });
+  const own = await logged.key('pro', 'agent-logger');
+  const get = (path: string, headers: Record<string, string>) =>
+    fetch(`${logged.url}${path}`, { headers: { 'user-agent': 'acme-scanner/2.1', ...headers } }).then((r) => r.arrayBuffer());
+  await get('/v1/signals?per_page=1', { authorization: `Bearer ${own}` });
+  await get('/v1/signals/NO-SUCH-SIGNAL', { authorization: `Bearer ${own}` });
+  await get('/v1/signals', {});
+  await logged.close();
+  const lines = text
+    .split('\n')
+    .filter((line) => line.includes('"log":"access"'))
+    .map((line) => JSON.parse(line));
+  t.match(lines, [
+    { status: 200, user_agent: 'acme-scanner/2.1', account: 'agent-logger' },
+    { status: 404, error: 'not_found', client: '127.0.0.1', user_agent: 'acme-scanner/2.1' },
+    { status: 401, error: 'unauthorized', client: '127.0.0.1' },
+  ]);
+  t.notOk('error' in lines[0], 'no error code on a success');
+});

@@ -259,6 +259,8 @@ t.test('GET /v1/security-tools', async (t) => {
     'q searches the vendor',
   );
   const paged = await api.get('/v1/security-tools?page=2&per_page=1');
-  t.equal(paged.body.data.length, tools.length, 'no pagination: page parameters are ignored');
+  t.equal(paged.status, 400, 'no pagination: a page parameter is refused, naming it');
+  t.equal(paged.body.error.details.parameter, 'page');
+  t.match(paged.body.error.details.reason, /not paged/);
   expectInvalid(t, await api.get('/v1/security-tools?category=antivirus'), 'category', { valid_values: TOOL_CATEGORIES });
 });
