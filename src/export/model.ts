@@ -299,6 +299,7 @@ export const LIST_SEPARATOR = ' | ';
  * sign first. A leading single quote makes the cell text and is what those tools show as the
  * neutral form. The csv and xlsx exports both use this one rule.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters at the start are what this looks for.
 const FORMULA_START = /^(?:[\x00-\x1f\x7f]|[\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f]*[=+\-@\uff1d\uff0b\uff0d\uff20])/;
 
 export function neutralizeFormula(value: string): string {
