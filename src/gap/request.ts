@@ -100,10 +100,22 @@ export function validateAnalysisBody(body: unknown, tier: Tier, registry: Reques
   }
 
   const unknownSignals = [...new Set(validated.filter((f) => registry.signal(f.signal_id) === undefined).map((f) => f.signal_id))];
-  if (unknownSignals.length) throw new ApiError('GAP_SIGNAL_NOT_FOUND', { signal_ids: unknownSignals, count: unknownSignals.length });
+  if (unknownSignals.length) {
+    // Up to 10,000 findings may each name another unknown id: the answer names the first ones and counts them all.
+    const named = unknownSignals.slice(0, UNKNOWN_SIGNALS_NAMED);
+    const more = unknownSignals.length - named.length;
+    throw new ApiError(
+      'GAP_SIGNAL_NOT_FOUND',
+      { signal_ids: named, count: unknownSignals.length },
+      { message: `Unknown signal id(s): ${named.join(', ')}${more ? ` and ${more} more` : ''}` },
+    );
+  }
 
   return { findings: validated, frameworks: resolved, options, ...(scope !== undefined && { scope }) };
 }
+
+/** How many unknown signal ids GAP_SIGNAL_NOT_FOUND names; `count` counts them all. */
+const UNKNOWN_SIGNALS_NAMED = 100;
 
 /** Where a scanner's own output file goes, and the shape an analysis request has. */
 const IMPORT_ROUTE = 'POST /v1/gap-analysis/import?format=auto&frameworks=…';

@@ -460,3 +460,12 @@ t.test('access lines carry the error code, the client address and the user agent
   ]);
   t.notOk('error' in lines[0], 'no error code on a success');
 });
+
+t.test('GAP_SIGNAL_NOT_FOUND names the first 100 unknown ids and counts them all', async (t) => {
+  const findings = Array.from({ length: 300 }, (_, i) => finding(`u-${i}`, `CSR-GEN-ACCESS-NOSUCH-${String(i).padStart(3, '0')}`));
+  const res = await call(service, 'POST', '/v1/gap-analysis', { key, body: { frameworks: ['HIPAA'], findings } });
+  t.equal(res.body.error.code, 'GAP_SIGNAL_NOT_FOUND');
+  t.equal(res.body.error.details.signal_ids.length, 100);
+  t.equal(res.body.error.details.count, 300);
+  t.match(res.body.error.message, / and 200 more$/);
+});
