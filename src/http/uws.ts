@@ -429,9 +429,14 @@ function sendHead(res: HttpResponse, state: ResponseState, response: OutgoingRes
   const length = response.status === 304 ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : undefined;
   corkedUnlessInHandler(res, inHandler, () => {
     writeHead(res, response);
-    // uWS takes no `undefined` for the length: without one, call it bare (no Content-Length).
-    if (length === undefined) res.endWithoutBody();
-    else res.endWithoutBody(length, response.headers.Connection === 'close');
+    // The length is written as a header and endWithoutBody called bare: given a length, uWS
+    // (20.30) writes it but keeps the response pending, as if those bytes were still to come, and
+    // the next request on the keep-alive connection made it close the connection (a reset for
+    // the client: every request after a HEAD was lost). Bare, it cannot close the connection
+    // itself, so a closing answer says so in its header and the client closes.
+    if (length !== undefined) res.writeHeader('Content-Length', String(length));
+    if (response.headers.Connection === 'close') res.writeHeader('Connection', 'close');
+    res.endWithoutBody();
   });
   state.done = true;
   return 0;

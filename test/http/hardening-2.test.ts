@@ -469,3 +469,26 @@ t.test('GAP_SIGNAL_NOT_FOUND names the first 100 unknown ids and counts them all
   t.equal(res.body.error.details.count, 300);
   t.match(res.body.error.message, / and 200 more$/);
 });
+
+t.test('a HEAD answer leaves its keep-alive connection usable: the request after it is answered', async (t) => {
+  const head = `HEAD /v1/frameworks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+  const get = `GET /v1/signals?per_page=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+  let headAnswered!: () => void;
+  const answeredHead = new Promise<void>((resolve) => (headAnswered = resolve));
+  // The service's report of the HEAD's answer: the GET goes after it, as a keep-alive client's next request, not a pipelined one.
+  const answered = service.pipeline.answered.bind(service.pipeline);
+  service.pipeline.answered = (request, status, bytes, seconds) => {
+    if (request.method === 'HEAD') headAnswered();
+    answered(request, status, bytes, seconds);
+  };
+  t.teardown(() => void (service.pipeline.answered = answered));
+  const result = exchange(service.url, [head, get], 2, { headRequests: new Set([0]), between: () => answeredHead });
+  const { answers, closed } = await result;
+  t.notOk(closed, 'the connection stays open');
+  t.same(
+    answers.map((a) => a.status),
+    [200, 200],
+  );
+  t.ok(Number(answers[0].headers['content-length']) > 0, 'the HEAD answer says the length GET would send');
+  t.equal(answers[0].body.length, 0);
+});
