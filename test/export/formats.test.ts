@@ -209,7 +209,10 @@ t.test('every format reads back to the analysis', async (t) => {
       findingIds.some((cell) => cell.startsWith(`'${HOSTILE_IDS.spaced} | `)),
       'an id with spaces before = is prefixed with a quote (first in its cell)',
     );
-    t.ok(findingIds.includes(`'${HOSTILE_IDS.lineFeed}`), 'an id that starts with a line feed is prefixed with a quote');
+    t.ok(
+      findingIds.some((cell) => cell === `'${HOSTILE_IDS.lineFeed}` || cell.startsWith(`'${HOSTILE_IDS.lineFeed} | `)),
+      'an id that starts with a line feed is prefixed with a quote (first in its cell)',
+    );
     t.ok(findingIds.includes(`'${HOSTILE_IDS.fullwidth}`), 'an id that starts with a fullwidth ＝ is prefixed with a quote');
     t.notOk(rows.flat().some(startsFormula), 'no cell starts a formula');
     t.match(plain, /"'=HYPERLINK\(""http:\/\/evil\.example\/x"",""open""\)"/, 'quotes inside the cell are doubled');
