@@ -51,7 +51,8 @@ export function errorCodesOf(route: Route): ErrorCode[] {
     codes.add('shutting_down');
   }
   const pathParams = pathParameters(route.path);
-  if (route.query || route.body || pathParams.length) codes.add('invalid_parameter');
+  // Every authenticated route refuses a query parameter it does not take (src/http/pipeline.ts).
+  if (route.tier !== null || route.query || route.body || pathParams.length) codes.add('invalid_parameter');
   if (pathParams.length) codes.add('not_found');
   if (route.body || route.rawBody) {
     codes.add('invalid_json');
