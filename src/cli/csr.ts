@@ -36,6 +36,7 @@ const USAGE = `csr: Compliance Signal Registry command line
                                                   --variant: one spec variant alone, as ?variant= does)
   csr import FILE|- [--format F]                  a scanner's output file as findings (as POST /v1/findings/import would)
   csr serve                                       start the HTTP service (same as npm start)
+  csr help [COMMAND]                              this text, or one command's lines (also csr COMMAND --help)
 
 Tiers: ${TIERS.join(', ')}. Key and account commands work on PostgreSQL when DATABASE_URL is set, otherwise on
 LMDB under DATA_DIR (default data/ in the project; a relative one is taken from the project root, as the server
