@@ -17,7 +17,13 @@ t.test(`fuzzed requests over every operation (FUZZ_SEED=${seed})`, async (t) => 
   // Scanner files are not generated well-formed (their readers have their own tests): those
   // operations get malformed and hostile bytes only, so their 2xx answers are not expected.
   const fileBodies = new Set(harness.operations.filter((operation) => operation.fileBody).map((operation) => operation.name));
-  const neverSucceeded = [...harness.operationCounts].filter(([name, counts]) => counts.succeeded === 0 && !fileBodies.has(name)).map(([name]) => name);
+  // Webhooks and an account's own frameworks: a generated body is rarely a valid framework or a
+  // public receiver URL (private addresses are refused), and the ids of the other operations name
+  // things no case created; test/webhooks and test/http/custom-frameworks* check their successes.
+  const stateful = (name: string) => / \/v1\/webhooks/.test(name) || /^(POST|PUT|DELETE) \/v1\/frameworks/.test(name);
+  const neverSucceeded = [...harness.operationCounts]
+    .filter(([name, counts]) => counts.succeeded === 0 && !fileBodies.has(name) && !stateful(name))
+    .map(([name]) => name);
   // A few thousand cases give each operation about 80; the export POST succeeds in about 1 of 15
   // (own analysis, a format the tier has, frameworks of that analysis), so one operation may miss.
   t.ok(
