@@ -38,7 +38,9 @@ const AnalysisImportQuery = Type.Object({
   include_remediation: Type.Optional(Type.Boolean()),
   include_evidence_requirements: Type.Optional(Type.Boolean()),
   include_cross_framework: Type.Optional(Type.Boolean()),
-  max_evidence_age_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Passing results older than this many days earn no credit (default 90, docs/scoring.md)' })),
+  max_evidence_age_days: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 3650, description: 'Passing results older than this many days earn no credit (default 90, docs/scoring.md)' }),
+  ),
   scope: Type.Optional(Scope),
   ...VariantQuery,
 });

@@ -74,7 +74,13 @@ export async function operationCalls(service: { url: string }, key: string): Pro
   // Posture history and webhooks (docs/posture.md, docs/webhooks.md): two analyses of one scope, a
   // public receiver address (private ones are refused by default) subscribed to an event these make none of.
   for (const status of ['false_positive', 'open']) {
-    const scoped = await post('/v1/gap-analysis', { ...createBody(['HIPAA'], findings.map((f) => ({ ...f, status }))), scope: 'aws-prod' });
+    const scoped = await post('/v1/gap-analysis', {
+      ...createBody(
+        ['HIPAA'],
+        findings.map((f) => ({ ...f, status })),
+      ),
+      scope: 'aws-prod',
+    });
     if (scoped.status !== 200) throw new Error(`scoped analysis not created: ${scoped.text.slice(0, 200)}`);
   }
   const webhookBody = { url: 'https://93.184.215.14/csr-hooks', events: ['control.regressed'] };
