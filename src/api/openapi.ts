@@ -41,6 +41,8 @@ function isBare(route: Route): boolean {
   return route.bare ?? route.tier === null;
 }
 
+const STORE_BACKED = /^\/v1\/(gap-analysis|frameworks|posture|webhooks)(\/|$)/;
+
 /** The error codes a route can answer with: the pipeline's stages it passes through, then its own. */
 export function errorCodesOf(route: Route): ErrorCode[] {
   const codes = new Set<ErrorCode>();
@@ -50,6 +52,8 @@ export function errorCodesOf(route: Route): ErrorCode[] {
     codes.add('rate_limited');
     codes.add('shutting_down');
   }
+  // Handlers that read or write the store (analyses, an account's frameworks, posture, webhooks) answer 503 past its deadline.
+  if (STORE_BACKED.test(route.path)) codes.add('store_unavailable');
   const pathParams = pathParameters(route.path);
   // Every authenticated route refuses a query parameter it does not take (src/http/pipeline.ts).
   if (route.tier !== null || route.query || route.body || pathParams.length) codes.add('invalid_parameter');
