@@ -129,6 +129,6 @@ t.test('GET /v1/openapi.json serves the document to any tier, and without a key'
   t.same(Object.keys(res.body.paths).sort(), Object.keys(document.paths).sort());
   t.ok(res.body.paths['/v1/signals/{id}'].get, 'path parameters in OpenAPI form');
   const unauthenticated = await call(service, 'GET', '/v1/openapi.json');
-  t.equal(unauthenticated.status, 200, 'public since issue 13: the /docs page and client generators read it without a key');
+  t.equal(unauthenticated.status, 200, 'public: the /docs page and client generators read it without a key');
   t.same(unauthenticated.body, res.body, 'the same document');
 });
