@@ -10,16 +10,15 @@
  */
 import { ARTIFACT_CATEGORIES, DOMAIN_CODES, PROVIDERS } from '../src/schemas/registry-source.js';
 import { GAP_FRAMEWORK_CODES } from '../src/core/vocabulary.js';
-import { allMappings, crosswalkPairs, type MappingNode } from './lib/derive.js';
-import { buildModel } from './lib/integrity.js';
-import { Issues, type SourceIssue } from './lib/issues.js';
+import type { MappingNode } from './lib/derive.js';
+import type { SourceIssue } from './lib/issues.js';
 import { byString, type ControlNode, type RegistryModel } from './lib/model.js';
-import { listSourceFiles, parseSources, type ParsedSources } from './lib/read-sources.js';
+import type { ParsedSources } from './lib/read-sources.js';
 import { Catalogs, readFacts } from './generate/inputs.js';
 import { readRules } from './generate/rules.js';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readReview, reviewFigures, reviewPath, reviewProblems, type ReviewFigures } from './review.js';
+import { loadModel, readReview, reviewFigures, reviewPath, reviewProblems, type ReviewFigures } from './review.js';
 
 // ---- targets ----
 
@@ -89,10 +88,7 @@ export interface RuleClaims {
 
 /** Reads and checks the sources with the compiler's own loader; writes nothing. */
 export async function loadReportInput(sourcesDir: string, factsDir = join(dirname(sourcesDir), 'facts')): Promise<ReportInput> {
-  const issues = new Issues();
-  const parsed = await parseSources(listSourceFiles(sourcesDir), issues);
-  const model = buildModel(parsed, issues);
-  const mappings = allMappings(model, crosswalkPairs(model));
+  const { model, mappings, parsed, errors } = loadModel(sourcesDir);
   let claims: RuleClaims[] = [];
   if (existsSync(join(factsDir, 'prowler-claims.json'))) {
     const rules = readRules(readFacts(factsDir), new Catalogs(sourcesDir));
@@ -101,7 +97,7 @@ export async function loadReportInput(sourcesDir: string, factsDir = join(dirnam
       .map((r) => ({ tool: r.tool, rule_id: r.id, claims: r.claims.map((c) => ({ framework: c.framework, control: c.control, map: c.map })) }));
   }
   const review = readReview(reviewPath(dirname(sourcesDir), model.meta.registry_version));
-  return { model, mappings, parsed, errors: issues.errors, claims, review };
+  return { model, mappings, parsed, errors, claims, review };
 }
 
 // ---- report shape ----

@@ -17,9 +17,9 @@ import yaml from 'js-yaml';
 import { GAP_FRAMEWORK_CODES } from '../src/core/vocabulary.js';
 import { allMappings, crosswalkPairs, isTechnical, type MappingNode } from './lib/derive.js';
 import { buildModel } from './lib/integrity.js';
-import { Issues } from './lib/issues.js';
+import { Issues, type SourceIssue } from './lib/issues.js';
 import type { RegistryModel } from './lib/model.js';
-import { listSourceFiles, parseSources } from './lib/read-sources.js';
+import { listSourceFiles, type ParsedSources, parseSources } from './lib/read-sources.js';
 
 /** The default gap-analysis threshold: the mappings a user meets. */
 export const REVIEWED_MIN_CONFIDENCE = 0.7;
@@ -257,8 +257,10 @@ export function writeReview(path: string, review: ReviewFile): void {
   writeFileSync(path, header + yaml.dump(review, { lineWidth: 140, noRefs: true, sortKeys: false }));
 }
 
-export function loadModel(sourcesDir: string): { model: RegistryModel; mappings: MappingNode[]; errors: number } {
+/** The sources read and checked with the compiler's own loader and derivation; writes nothing. */
+export function loadModel(sourcesDir: string): { model: RegistryModel; mappings: MappingNode[]; parsed: ParsedSources; errors: SourceIssue[] } {
   const issues = new Issues();
-  const model = buildModel(parseSources(listSourceFiles(sourcesDir), issues), issues);
-  return { model, mappings: allMappings(model, crosswalkPairs(model)), errors: issues.errors.length };
+  const parsed = parseSources(listSourceFiles(sourcesDir), issues);
+  const model = buildModel(parsed, issues);
+  return { model, mappings: allMappings(model, crosswalkPairs(model)), parsed, errors: issues.errors };
 }

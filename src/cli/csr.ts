@@ -223,7 +223,7 @@ async function run(argv: string[]): Promise<void> {
   if (group === 'registry' && action === 'review') {
     const review = await import('../../registry/review.js');
     const { model, mappings, errors } = review.loadModel(defaultSourcesDir);
-    if (errors) throw new UsageError(`registry sources have ${errors} errors (csr registry build lists them)`);
+    if (errors.length) throw new UsageError(`registry sources have ${errors.length} errors (csr registry build lists them)`);
     const path = review.reviewPath(dirname(defaultSourcesDir), model.meta.registry_version);
     const step = positionals[0];
     if (step === 'draw') {
