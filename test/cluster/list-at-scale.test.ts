@@ -141,15 +141,10 @@ t.test('listing a 200,000-analysis account', { skip: serverMissing('postgres') }
     }
     const statuses = (await Promise.all(flood)).flat();
     t.ok(Math.max(...active) >= 2, `the flood ran (up to ${Math.max(...active)} of its lists at once in the database)`);
-    // A call that passes its deadline gives its turn back while PostgreSQL may still be cancelling the
-    // query, and the monitor also sees the other account's lists: on a loaded machine the count can
-    // then exceed the account's turns, but never the pool.
-    const deadlinePassed = statuses.includes(503);
-    const bound = deadlinePassed ? 10 : 5;
-    t.ok(
-      Math.max(...active) <= bound,
-      `at most ${bound} lists at once in the database (${deadlinePassed ? 'the pool, as some calls passed their deadline' : "half the pool: one account's turns"}): ${Math.max(...active)}`,
-    );
+    // The monitor cannot tell the two accounts' queries apart, and a call past its deadline gives its
+    // turn back while PostgreSQL may still cancel its query: the database side is bounded by the pool;
+    // one account's turns are held by the guard itself (test/store/guard.test.ts).
+    t.ok(Math.max(...active) <= 10, `at most the pool of 10 lists at once in the database: ${Math.max(...active)}`);
     t.same(
       smallStatuses.filter((s) => s !== 200),
       [],
